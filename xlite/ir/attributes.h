@@ -1,0 +1,342 @@
+// The typed attributes of HLO opcodes: small value structs for dimension
+// numbers, windows, padding, replica groups, comparisons, precision, etc.,
+// and the per-opcode-family attribute records an HloInstruction owns.
+#ifndef XLITE_IR_ATTRIBUTES_H_
+#define XLITE_IR_ATTRIBUTES_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xlite/ir/literal.h"
+#include "xlite/ir/shape.h"
+#include "xlite/ir/sharding.h"
+
+namespace xlite {
+
+using ShapeIndex = std::vector<int64_t>;
+
+// ---------------------------------------------------------------- values
+
+enum class ComparisonDirection : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
+enum class ComparisonType : uint8_t { kFloat, kTotalOrder, kSigned, kUnsigned };
+
+struct DotDimensions {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
+  bool operator==(const DotDimensions&) const = default;
+};
+
+// ragged-dot extras.
+struct RaggedDotDimensions {
+  std::vector<int64_t> lhs_ragged, rhs_group;
+  bool operator==(const RaggedDotDimensions&) const = default;
+};
+
+// Convolution dimension labels (`b01f_01io->b01f`): the dimension number of
+// each role in lhs (input), rhs (kernel) and output.
+struct ConvDimensions {
+  int64_t input_batch = 0, input_feature = 0;
+  std::vector<int64_t> input_spatial;
+  int64_t kernel_input_feature = 0, kernel_output_feature = 0;
+  std::vector<int64_t> kernel_spatial;
+  int64_t output_batch = 0, output_feature = 0;
+  std::vector<int64_t> output_spatial;
+  bool operator==(const ConvDimensions&) const = default;
+};
+
+struct WindowDimension {
+  int64_t size = 0;
+  int64_t stride = 1;
+  int64_t padding_low = 0;
+  int64_t padding_high = 0;
+  int64_t base_dilation = 1;    // lhs_dilate
+  int64_t window_dilation = 1;  // rhs_dilate
+  bool window_reversal = false;
+  bool operator==(const WindowDimension&) const = default;
+};
+using Window = std::vector<WindowDimension>;
+
+struct PaddingDimension {
+  int64_t low = 0, high = 0, interior = 0;
+  bool operator==(const PaddingDimension&) const = default;
+};
+using PaddingConfig = std::vector<PaddingDimension>;
+
+struct GatherDimensions {
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, start_index_map,
+      operand_batching_dims, start_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+  bool operator==(const GatherDimensions&) const = default;
+};
+
+struct ScatterDimensions {
+  std::vector<int64_t> update_window_dims, inserted_window_dims,
+      scatter_dims_to_operand_dims, input_batching_dims,
+      scatter_indices_batching_dims;
+  int64_t index_vector_dim = 0;
+  bool operator==(const ScatterDimensions&) const = default;
+};
+
+// replica_groups: explicit `{{0,1},{2,3}}` or iota `[g,s]<=[dims]T(perm)`.
+struct ReplicaGroups {
+  bool is_iota = false;
+  std::vector<std::vector<int64_t>> groups;  // explicit form
+  int64_t num_groups = 0, group_size = 0;    // iota form
+  std::vector<int64_t> iota_reshape, iota_perm;
+  // The groups as lists of ids (materialises the iota form).
+  std::vector<std::vector<int64_t>> Groups() const;
+  bool empty() const { return !is_iota && groups.empty(); }
+  bool operator==(const ReplicaGroups&) const = default;
+};
+
+enum class Precision : uint8_t { kDefault, kHigh, kHighest, kPackedNibble };
+
+struct PrecisionConfig {
+  std::vector<Precision> operand_precision;  // empty = all default
+  std::string algorithm;                     // "" = unset, else e.g. "dot_bf16_bf16_f32"
+  bool operator==(const PrecisionConfig&) const = default;
+};
+
+// output_to_operand_aliasing={{out_index}: (operand, {operand_index}), ...}
+struct OutputOperandAlias {
+  ShapeIndex output_index;
+  int64_t operand = 0;
+  ShapeIndex operand_index;
+  bool operator==(const OutputOperandAlias&) const = default;
+};
+
+// result_accuracy={mode=highest} or {tolerance={atol=..,rtol=..,ulps=..}}
+struct ResultAccuracy {
+  std::string mode;  // "" when the tolerance form is used
+  double atol = 0, rtol = 0;
+  int64_t ulps = 0;
+  bool operator==(const ResultAccuracy&) const = default;
+};
+
+enum class FusionKind : uint8_t { kLoop, kInput, kOutput, kCustom };
+enum class RandomDistribution : uint8_t { kUniform, kNormal };
+enum class RandomAlgorithm : uint8_t { kDefault, kThreeFry, kPhilox };
+enum class FftType : uint8_t { kFft, kIfft, kRfft, kIrfft };
+enum class TransposeA : uint8_t { kNoTranspose, kTranspose, kAdjoint };
+enum class CustomCallApiVersion : uint8_t {
+  kOriginal, kStatusReturning, kStatusReturningUnified, kTypedFfi
+};
+enum class CustomCallSchedule : uint8_t { kNone, kLatest, kEarliest };
+enum class PaddingType : uint8_t { kValid, kSame };
+
+// ---------------------------------------------------- per-opcode records
+//
+// An HloInstruction owns at most one record, chosen by its opcode (see
+// AttrsKindOf in instruction.h). Attributes shared by many opcodes live on the
+// instruction itself: dimensions, called computations, sharding, metadata.
+
+struct OpAttrs {
+  virtual ~OpAttrs() = default;
+  virtual std::unique_ptr<OpAttrs> Clone() const = 0;
+  // Same record type with equal fields.
+  virtual bool Equals(const OpAttrs& other) const = 0;
+};
+
+template <typename Derived>
+struct OpAttrsBase : OpAttrs {
+  std::unique_ptr<OpAttrs> Clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+  bool Equals(const OpAttrs& other) const override {
+    const auto* o = dynamic_cast<const Derived*>(&other);
+    return o != nullptr && *o == static_cast<const Derived&>(*this);
+  }
+  bool operator==(const OpAttrsBase&) const { return true; }
+};
+
+struct ParameterAttrs : OpAttrsBase<ParameterAttrs> {
+  int64_t number = 0;
+  std::optional<std::vector<bool>> replication;  // parameter_replication
+  bool operator==(const ParameterAttrs&) const = default;
+};
+
+struct ConstantAttrs : OpAttrsBase<ConstantAttrs> {
+  Literal literal;
+  bool elided = false;  // written `{...}`: data unknown (literal zero-filled)
+  bool operator==(const ConstantAttrs&) const = default;
+};
+
+// iota (iota_dimension), get-tuple-element (index), reshape
+// (inferred_dimension, -1 = none), topk (k; flag = largest),
+// rng-get-and-update-state (delta), copy-start
+// (cross_program_prefetch_index, -1 = none), cholesky (flag = lower),
+// sort (flag = is_stable), call (flag = is_composite),
+// collective ops' bare int attrs stay in CollectiveAttrs.
+struct IntAttrs : OpAttrsBase<IntAttrs> {
+  int64_t value = -1;
+  bool flag = false;
+  bool operator==(const IntAttrs&) const = default;
+};
+
+struct CompareAttrs : OpAttrsBase<CompareAttrs> {
+  ComparisonDirection direction = ComparisonDirection::kEq;
+  std::optional<ComparisonType> type;  // absent = default for the operand type
+  bool operator==(const CompareAttrs&) const = default;
+};
+
+struct SliceAttrs : OpAttrsBase<SliceAttrs> {
+  std::vector<int64_t> starts, limits, strides;
+  bool operator==(const SliceAttrs&) const = default;
+};
+
+struct DynamicSliceAttrs : OpAttrsBase<DynamicSliceAttrs> {
+  std::vector<int64_t> sizes;
+  bool operator==(const DynamicSliceAttrs&) const = default;
+};
+
+struct PadAttrs : OpAttrsBase<PadAttrs> {
+  PaddingConfig padding;
+  bool operator==(const PadAttrs&) const = default;
+};
+
+// reduce-window, select-and-scatter.
+struct WindowAttrs : OpAttrsBase<WindowAttrs> {
+  Window window;
+  bool operator==(const WindowAttrs&) const = default;
+};
+
+struct ConvolutionAttrs : OpAttrsBase<ConvolutionAttrs> {
+  Window window;
+  ConvDimensions dims;
+  int64_t feature_group_count = 1;
+  int64_t batch_group_count = 1;
+  PrecisionConfig precision;
+  std::string conv_kind;  // "" = not written
+  bool operator==(const ConvolutionAttrs&) const = default;
+};
+
+// dot, ragged-dot, scaled-dot.
+struct DotAttrs : OpAttrsBase<DotAttrs> {
+  DotDimensions dims;
+  RaggedDotDimensions ragged;
+  PrecisionConfig precision;
+  bool operator==(const DotAttrs&) const = default;
+};
+
+struct GatherAttrs : OpAttrsBase<GatherAttrs> {
+  GatherDimensions dims;
+  std::vector<int64_t> slice_sizes;
+  bool indices_are_sorted = false;
+  bool operator==(const GatherAttrs&) const = default;
+};
+
+struct ScatterAttrs : OpAttrsBase<ScatterAttrs> {
+  ScatterDimensions dims;
+  bool indices_are_sorted = false;
+  bool unique_indices = false;
+  bool operator==(const ScatterAttrs&) const = default;
+};
+
+struct FftAttrs : OpAttrsBase<FftAttrs> {
+  FftType type = FftType::kFft;
+  std::vector<int64_t> length;
+  bool operator==(const FftAttrs&) const = default;
+};
+
+struct TriangularSolveAttrs : OpAttrsBase<TriangularSolveAttrs> {
+  bool left_side = false, lower = false, unit_diagonal = false;
+  TransposeA transpose_a = TransposeA::kNoTranspose;
+  bool operator==(const TriangularSolveAttrs&) const = default;
+};
+
+struct BatchNormAttrs : OpAttrsBase<BatchNormAttrs> {
+  float epsilon = 0;
+  int64_t feature_index = 0;
+  bool operator==(const BatchNormAttrs&) const = default;
+};
+
+struct ReducePrecisionAttrs : OpAttrsBase<ReducePrecisionAttrs> {
+  int64_t exponent_bits = 0, mantissa_bits = 0;
+  bool operator==(const ReducePrecisionAttrs&) const = default;
+};
+
+// rng (distribution), rng-bit-generator (algorithm).
+struct RngAttrs : OpAttrsBase<RngAttrs> {
+  RandomDistribution distribution = RandomDistribution::kUniform;
+  RandomAlgorithm algorithm = RandomAlgorithm::kDefault;
+  bool operator==(const RngAttrs&) const = default;
+};
+
+// Every collective and its async start forms; also replica/partition-free
+// collectives like collective-broadcast.
+struct CollectiveAttrs : OpAttrsBase<CollectiveAttrs> {
+  ReplicaGroups replica_groups;
+  std::optional<int64_t> channel_id;
+  bool use_global_device_ids = false;
+  bool constrain_layout = false;
+  std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
+  std::vector<std::vector<int64_t>> slice_sizes;  // in-place collective-permute
+  bool operator==(const CollectiveAttrs&) const = default;
+};
+
+struct SendRecvAttrs : OpAttrsBase<SendRecvAttrs> {
+  std::optional<int64_t> channel_id;
+  bool is_host_transfer = false;
+  bool operator==(const SendRecvAttrs&) const = default;
+};
+
+// infeed (config), outfeed (config and outfeed_shape).
+struct FeedAttrs : OpAttrsBase<FeedAttrs> {
+  std::string config;
+  std::optional<Shape> outfeed_shape;
+  bool operator==(const FeedAttrs&) const = default;
+};
+
+struct FusionAttrs : OpAttrsBase<FusionAttrs> {
+  FusionKind kind = FusionKind::kLoop;
+  std::vector<OutputOperandAlias> output_to_operand_aliasing;
+  bool operator==(const FusionAttrs&) const = default;
+};
+
+struct CustomCallAttrs : OpAttrsBase<CustomCallAttrs> {
+  std::string target;
+  CustomCallApiVersion api_version = CustomCallApiVersion::kOriginal;
+  bool has_side_effect = false;
+  std::optional<std::vector<Shape>> operand_layout_constraints;
+  std::vector<OutputOperandAlias> output_to_operand_aliasing;
+  CustomCallSchedule schedule = CustomCallSchedule::kNone;
+  std::optional<Window> window;
+  std::optional<ConvDimensions> conv_dims;
+  int64_t feature_group_count = 1;
+  int64_t batch_group_count = 1;
+  std::optional<PaddingType> padding_type;
+  std::optional<Literal> literal;
+  PrecisionConfig precision;
+  bool operator==(const CustomCallAttrs&) const = default;
+};
+
+struct AsyncAttrs : OpAttrsBase<AsyncAttrs> {
+  std::string execution_thread = "main";  // async_execution_thread
+  std::vector<OutputOperandAlias> output_to_operand_aliasing;
+  bool operator==(const AsyncAttrs&) const = default;
+};
+
+struct DomainAttrs : OpAttrsBase<DomainAttrs> {
+  std::string kind;
+  std::optional<HloSharding> entry, exit;
+  bool operator==(const DomainAttrs&) const = default;
+};
+
+struct ScanAttrs : OpAttrsBase<ScanAttrs> {
+  int64_t num_carries = 0;
+  bool is_reverse = false;
+  bool is_associative = false;
+  bool operator==(const ScanAttrs&) const = default;
+};
+
+// Unary math ops that take result_accuracy.
+struct AccuracyAttrs : OpAttrsBase<AccuracyAttrs> {
+  ResultAccuracy accuracy;
+  bool operator==(const AccuracyAttrs&) const = default;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_IR_ATTRIBUTES_H_

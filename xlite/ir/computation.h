@@ -1,0 +1,70 @@
+// HloComputation: owns its instructions (kept in definition order, operands
+// before users), its parameters by number, and its root.
+#ifndef XLITE_IR_COMPUTATION_H_
+#define XLITE_IR_COMPUTATION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xlite/ir/instruction.h"
+
+namespace xlite {
+
+class HloModule;
+
+class HloComputation {
+ public:
+  explicit HloComputation(std::string name);
+  HloComputation(const HloComputation&) = delete;
+  HloComputation& operator=(const HloComputation&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  HloModule* parent() const { return parent_; }
+  void set_parent(HloModule* m) { parent_ = m; }
+  bool is_entry() const;
+
+  // Takes ownership; parameters are also indexed by their number.
+  HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> inst);
+  // Removes an instruction that has no users and is not the root.
+  void RemoveInstruction(HloInstruction* inst);
+
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  // Instructions in definition (text) order.
+  const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {
+    return instructions_;
+  }
+  // Topologically sorted over operands and control predecessors; definition
+  // order breaks ties (deterministic).
+  std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+
+  HloInstruction* root_instruction() const { return root_; }
+  void set_root_instruction(HloInstruction* root) { root_ = root; }
+
+  int64_t num_parameters() const { return static_cast<int64_t>(parameters_.size()); }
+  // nullptr when parameter `i` was never defined.
+  HloInstruction* parameter_instruction(int64_t i) const;
+  const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
+
+  // `execution_thread="..."` of the computation (default "main").
+  const std::string& execution_thread() const { return execution_thread_; }
+  void set_execution_thread(std::string t) { execution_thread_ = std::move(t); }
+
+  // True for a fusion body (called by a fusion instruction).
+  bool is_fusion_computation() const { return is_fusion_; }
+  void set_is_fusion_computation(bool v) { is_fusion_ = v; }
+
+ private:
+  std::string name_;
+  HloModule* parent_ = nullptr;
+  std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  std::vector<HloInstruction*> parameters_;
+  HloInstruction* root_ = nullptr;
+  std::string execution_thread_ = "main";
+  bool is_fusion_ = false;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_IR_COMPUTATION_H_

@@ -1,0 +1,21 @@
+// Bit-level encode/decode of every floating-point element type, rounding like
+// XLA (ml_dtypes): round-to-nearest-even, NaN kept, overflow to inf or NaN for
+// the finite-only types, fnuz types without -0, f8e8m0fnu exponent-only.
+#ifndef XLITE_IR_FLOAT_FORMAT_H_
+#define XLITE_IR_FLOAT_FORMAT_H_
+
+#include <cstdint>
+
+#include "xlite/ir/primitive_type.h"
+
+namespace xlite {
+
+// The raw bits (in the low BitWidth(type) bits) of `value` rounded to `type`.
+// `type` must be a float type (f16 ... f4e2m1fn, f32, f64).
+uint64_t EncodeFloat(double value, PrimitiveType type);
+// The exact value of the bits of a float type.
+double DecodeFloat(uint64_t bits, PrimitiveType type);
+
+}  // namespace xlite
+
+#endif  // XLITE_IR_FLOAT_FORMAT_H_

@@ -1,0 +1,49 @@
+#include "xlite/ir/opcode.h"
+
+#include "absl/container/flat_hash_map.h"
+
+namespace xlite {
+namespace {
+
+using namespace op_property;  // NOLINT: the table below names the properties.
+
+struct OpcodeInfo {
+  std::string_view name;
+  int arity;
+  uint32_t properties;
+};
+
+constexpr OpcodeInfo kOpcodeInfo[] = {
+#define XLITE_OPCODE(e, name, arity, props) {name, arity, props},
+#include "xlite/ir/opcodes.def"
+#undef XLITE_OPCODE
+};
+
+}  // namespace
+
+std::string_view OpcodeName(HloOpcode opcode) {
+  return kOpcodeInfo[static_cast<int>(opcode)].name;
+}
+
+std::optional<HloOpcode> OpcodeFromName(std::string_view name) {
+  static const auto* by_name = [] {
+    auto* m = new absl::flat_hash_map<std::string_view, HloOpcode>();
+    for (int i = 0; i < kNumOpcodes; ++i) {
+      (*m)[kOpcodeInfo[i].name] = static_cast<HloOpcode>(i);
+    }
+    return m;
+  }();
+  auto it = by_name->find(name);
+  if (it == by_name->end()) return std::nullopt;
+  return it->second;
+}
+
+int OpcodeArity(HloOpcode opcode) {
+  return kOpcodeInfo[static_cast<int>(opcode)].arity;
+}
+
+uint32_t OpcodeProperties(HloOpcode opcode) {
+  return kOpcodeInfo[static_cast<int>(opcode)].properties;
+}
+
+}  // namespace xlite

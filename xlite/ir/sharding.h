@@ -1,0 +1,121 @@
+// HloSharding: every sharding form of HLO text — replicated, maximal, manual,
+// unknown, unreduced, tiled (explicit or iota tile assignment, with
+// last_tile_dim_replicate / last_tile_dims subgroups), and tuple — with the
+// mapping from devices to tiles.
+#ifndef XLITE_IR_SHARDING_H_
+#define XLITE_IR_SHARDING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "xlite/ir/metadata.h"
+#include "xlite/ir/shape.h"
+
+namespace xlite {
+
+// The device array of a tiled sharding: an N-d array of device ids, given
+// either explicitly (row-major list) or as iota(prod(reshape)) reshaped to
+// `reshape_dims`, transposed by `transpose_perm` and reshaped to `dims`.
+class TileAssignment {
+ public:
+  TileAssignment() = default;
+  static TileAssignment Explicit(std::vector<int64_t> dims, std::vector<int64_t> devices);
+  static TileAssignment Iota(std::vector<int64_t> dims, std::vector<int64_t> reshape_dims,
+                             std::vector<int64_t> transpose_perm);
+
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t num_elements() const;  // product of dims
+  bool is_iota() const { return is_iota_; }
+  const std::vector<int64_t>& reshape_dims() const { return reshape_dims_; }
+  const std::vector<int64_t>& transpose_perm() const { return transpose_perm_; }
+  const std::vector<int64_t>& explicit_devices() const { return devices_; }
+
+  // Device at a linear (row-major) position of the tile array / all devices in
+  // row-major order (materialises iota forms).
+  int64_t DeviceAt(int64_t linear_index) const;
+  std::vector<int64_t> Devices() const;
+
+  // Same device array, whatever the form it is written in.
+  bool operator==(const TileAssignment& other) const;
+
+ private:
+  std::vector<int64_t> dims_;
+  bool is_iota_ = false;
+  std::vector<int64_t> reshape_dims_;
+  std::vector<int64_t> transpose_perm_;
+  std::vector<int64_t> devices_;
+};
+
+// Subgroup kinds of `last_tile_dims={...}` entries.
+enum class OpShardingType : uint8_t { kReplicated, kManual, kMaximal, kUnreduced };
+
+class HloSharding {
+ public:
+  enum class Kind : uint8_t {
+    kReplicated, kMaximal, kManual, kUnknown, kUnreduced, kTiled, kTuple
+  };
+
+  static HloSharding Replicated();
+  static HloSharding Manual();
+  static HloSharding Unknown();
+  static HloSharding Unreduced();
+  static HloSharding Maximal(int64_t device);
+  static HloSharding Tiled(TileAssignment tiles, bool last_tile_dim_replicate = false,
+                           std::vector<OpShardingType> subgroup_types = {});
+  static HloSharding Tuple(std::vector<HloSharding> elements);
+
+  Kind kind() const { return kind_; }
+  bool IsTuple() const { return kind_ == Kind::kTuple; }
+  bool IsTiled() const { return kind_ == Kind::kTiled; }
+  int64_t maximal_device() const { return maximal_device_; }
+  const TileAssignment& tile_assignment() const { return tiles_; }
+  bool replicate_on_last_tile_dim() const { return replicate_on_last_tile_dim_; }
+  const std::vector<OpShardingType>& subgroup_types() const { return subgroup_types_; }
+  const std::vector<HloSharding>& tuple_elements() const { return tuple_; }
+  std::vector<HloSharding>& mutable_tuple_elements() { return tuple_; }
+
+  // Tile-array dims that split data (excludes the replication / subgroup dims).
+  int64_t TiledDataRank() const;
+
+  // Shard group (`shard_as N` / `shard_like N`).
+  struct ShardGroup {
+    bool shard_as = false;  // true: shard_as, false: shard_like
+    int64_t id = -1;
+    bool operator==(const ShardGroup&) const = default;
+  };
+  const std::optional<ShardGroup>& shard_group() const { return shard_group_; }
+  void set_shard_group(ShardGroup g) { shard_group_ = g; }
+  const std::vector<OpMetadata>& metadata() const { return metadata_; }
+  std::vector<OpMetadata>& mutable_metadata() { return metadata_; }
+
+  // The per-dimension [start, limit) of the tile `device` owns for an array
+  // of `shape` (the whole shape for replicated/maximal/manual); error when
+  // the device does not appear in the tile assignment.
+  absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> TileBounds(
+      const Shape& shape, int64_t device) const;
+
+  // Checks the sharding against a shape and a device count: tuple element
+  // count equals the leaf count, tile rank fits the shape's rank, device ids
+  // in range and unique, maximal device in range.
+  absl::Status Validate(const Shape& shape, int64_t num_devices) const;
+
+  bool operator==(const HloSharding& other) const;
+
+ private:
+  Kind kind_ = Kind::kReplicated;
+  int64_t maximal_device_ = -1;
+  TileAssignment tiles_;
+  bool replicate_on_last_tile_dim_ = false;
+  std::vector<OpShardingType> subgroup_types_;
+  std::vector<HloSharding> tuple_;
+  std::optional<ShardGroup> shard_group_;
+  std::vector<OpMetadata> metadata_;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_IR_SHARDING_H_

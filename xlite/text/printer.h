@@ -1,0 +1,36 @@
+// Printer of canonical XLA-style HLO text: `%` names, bare operand names,
+// layouts as held in the shapes, attributes in XLA's order, full constants
+// (or `{...}` when the constant was elided in the input).
+// Printing is a fixed point: parse(print(m)) prints the same text.
+#ifndef XLITE_TEXT_PRINTER_H_
+#define XLITE_TEXT_PRINTER_H_
+
+#include <string>
+
+#include "xlite/ir/module.h"
+
+namespace xlite {
+
+struct PrintOptions {
+  // Write `f32[] %x` for each operand instead of `%x` (XLA's older dumps).
+  bool print_operand_shapes = false;
+  // Write metadata={...}; off gives shorter text for diffing.
+  bool print_metadata = true;
+  // Write backend_config=...
+  bool print_backend_config = true;
+};
+
+std::string PrintModule(const HloModule& module, const PrintOptions& options = {});
+void AppendModule(const HloModule& module, const PrintOptions& options, std::string* out);
+std::string PrintComputation(const HloComputation& computation,
+                             const PrintOptions& options = {});
+// One instruction line without indentation or trailing newline.
+std::string PrintInstruction(const HloInstruction& instruction,
+                             const PrintOptions& options = {});
+std::string PrintSharding(const HloSharding& sharding);
+// A literal's value text as it appears inside `constant(...)`, e.g. `{1, 2}`.
+std::string PrintLiteralValue(const Literal& literal);
+
+}  // namespace xlite
+
+#endif  // XLITE_TEXT_PRINTER_H_
