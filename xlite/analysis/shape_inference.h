@@ -14,8 +14,18 @@ namespace xlite {
 // shape is declared rather than derived (parameter, constant, iota, reshape,
 // convert, custom-call, rng, infeed, bitcast, ...) return the declared shape
 // after checking what can be checked (element counts, element types).
+// Opcodes whose semantics are unpublished are checked as far as known:
+// scaled-dot (dot of lhs and rhs; scales block their operands), scan (the
+// scanned dimension exists in each input; declared result), shuffle (array
+// operand; declared result), collective-reduce (like all-reduce, reducer
+// checked when present), mulhi (integer binary op).
 // The error message says what was expected, without the instruction name.
 absl::StatusOr<Shape> InferShape(const HloInstruction& inst);
+
+// What the verifier accepts between a written and an inferred shape: equal
+// element types and dimensions, layouts and dynamic bits ignored, an unbounded
+// `?` matching any size; with `ignore_fp_precision`, any two float types.
+bool ShapesCompatible(const Shape& a, const Shape& b, bool ignore_fp_precision = false);
 
 }  // namespace xlite
 

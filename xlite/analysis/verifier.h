@@ -14,6 +14,15 @@
 
 namespace xlite {
 
+// Decisions where dumps leave XLA's rules open:
+// * Shardings: with num_partitions > 1, tile assignments cover exactly
+//   num_partitions devices; unpartitioned modules (num_partitions == 1) only
+//   get structural checks, since their device count is not written down.
+// * replica_groups: ids are bounded by the group mode's count only when that
+//   count is above 1 (dumps often omit replica_count/num_partitions); groups
+//   must always be disjoint and non-negative.
+// * Shapes are compared with layouts and dynamic bits ignored
+//   (ShapesCompatible); dot/convolution results take the written element type.
 struct VerifyOptions {
   // Compare layouts too where XLA's layout-sensitive verifier would
   // (bitcast byte sizes, entry_computation_layout vs. the entry).

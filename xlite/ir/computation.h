@@ -35,8 +35,9 @@ class HloComputation {
   const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {
     return instructions_;
   }
-  // Topologically sorted over operands and control predecessors; definition
-  // order breaks ties (deterministic).
+  // Topologically sorted over operands and control predecessors: depth-first
+  // from each sink (no users, no control successors) in definition order,
+  // operands in order, as XLA does (deterministic). Cycles are cut.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
 
   HloInstruction* root_instruction() const { return root_; }

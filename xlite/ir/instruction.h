@@ -21,6 +21,7 @@
 namespace xlite {
 
 class HloComputation;
+class HloInstruction;
 
 // Which OpAttrs record an opcode carries.
 enum class AttrsKind : uint8_t {
@@ -30,6 +31,8 @@ enum class AttrsKind : uint8_t {
   kCustomCall, kAsync, kDomain, kScan, kAccuracy
 };
 AttrsKind AttrsKindOf(HloOpcode opcode);
+// A default-valued record of `kind` (nullptr for kNone).
+std::unique_ptr<OpAttrs> MakeDefaultAttrs(AttrsKind kind);
 
 // Attributes rarely present, kept behind one pointer to keep instructions small.
 struct RareInstructionFields {
@@ -60,7 +63,7 @@ class HloInstruction {
   void set_name(std::string name) { name_ = std::move(name); }
   // Stable per-module id, in creation order (for deterministic output).
   int64_t unique_id() const { return unique_id_; }
-  void set_unique_id(int64_t id) { unique_id_ = id; }
+  void set_unique_id(int64_t id) { unique_id_ = static_cast<int32_t>(id); }
 
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* c) { parent_ = c; }
@@ -154,9 +157,10 @@ class HloInstruction {
 
   HloOpcode opcode_;
   bool has_dimensions_ = false;
+  // 32 bits (packed beside the opcode) are plenty for ids within a module.
+  int32_t unique_id_ = -1;
   Shape shape_;
   std::string name_;
-  int64_t unique_id_ = -1;
   HloComputation* parent_ = nullptr;
   InstructionVector operands_;
   InstructionVector users_;

@@ -54,8 +54,9 @@ class Literal {
   double GetDouble(int64_t i) const;
   int64_t GetInt64(int64_t i) const;  // integers and pred (bit pattern for u64)
   std::complex<double> GetComplex(int64_t i) const;
-  // Stores with XLA's rounding (RNE for narrow floats, wrap for integers,
-  // x != 0 for pred, saturation for float->int is the caller's business).
+  // Stores with XLA's convert semantics: RNE for floats, wrap for integers,
+  // x != 0 for pred, and doubles into integer types truncate, NaN -> 0,
+  // saturate. GetInt64 of a float element converts the same way.
   void SetDouble(int64_t i, double v);
   void SetInt64(int64_t i, int64_t v);
   void SetComplex(int64_t i, std::complex<double> v);

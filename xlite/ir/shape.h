@@ -76,6 +76,10 @@ class Layout {
   const LayoutExtras& extras() const;
   LayoutExtras* mutable_extras();  // creates them when absent
 
+  // XLA's text, e.g. `{1,0:T(8,128)(2,1)S(1)}`.
+  void AppendTo(std::string* out) const;
+  std::string ToString() const;
+
   DimVector minor_to_major;
 
  private:
@@ -111,12 +115,13 @@ class Shape {
   // Replaces the dimensions; dynamic bits are cleared.
   void set_dimensions(absl::Span<const int64_t> dims);
   bool is_dynamic_dimension(int64_t i) const {
-    return !dynamic_.empty() && dynamic_[i];
+    return rare_ != nullptr && !rare_->dynamic.empty() && rare_->dynamic[i];
   }
   void set_dynamic_dimension(int64_t i, bool dynamic);
   bool is_unbounded_dimension(int64_t i) const { return dims_[i] == kUnboundedSize; }
   bool is_static() const;  // no dynamic dimension anywhere (recursively)
-  // Product of the dimensions (bounds for dynamic dims). Arrays only.
+  // Product of the dimensions (bounds for dynamic dims; -1 when a dim is
+  // unbounded). Arrays only.
   int64_t ElementCount() const;
   // Dense byte size of an array (sub-byte types rounded up per element unless
   // the layout packs them with E(n)); tuples: sum of leaves; token: 0.
@@ -124,23 +129,28 @@ class Shape {
 
   bool has_layout() const { return layout_ != nullptr; }
   const Layout& layout() const { return *layout_; }
-  Layout* mutable_layout();  // creates a default layout when absent
+  // Creates a default layout when absent. Prefer set_layout when building a
+  // shape: it shares common layouts instead of allocating one per shape.
+  Layout* mutable_layout();
   void set_layout(Layout layout);
-  void clear_layout() { layout_.reset(); }
+  void clear_layout() { ResetLayout(); }
 
   // Tuple accessors.
-  int64_t tuple_size() const { return static_cast<int64_t>(tuple_.size()); }
-  const Shape& tuple_shapes(int64_t i) const { return tuple_[i]; }
-  Shape* mutable_tuple_shapes(int64_t i) { return &tuple_[i]; }
-  const std::vector<Shape>& tuple_shapes() const { return tuple_; }
-  std::vector<Shape>* mutable_tuple_shapes() { return &tuple_; }
+  int64_t tuple_size() const {
+    return rare_ ? static_cast<int64_t>(rare_->tuple.size()) : 0;
+  }
+  const Shape& tuple_shapes(int64_t i) const { return rare_->tuple[i]; }
+  Shape* mutable_tuple_shapes(int64_t i) { return &rare_->tuple[i]; }
+  const std::vector<Shape>& tuple_shapes() const;
+  std::vector<Shape>* mutable_tuple_shapes() { return &rare()->tuple; }
   // Number of non-tuple leaves (a non-tuple shape has one).
   int64_t LeafCount() const;
 
   Shape(const Shape& other);
   Shape& operator=(const Shape& other);
-  Shape(Shape&&) noexcept = default;
-  Shape& operator=(Shape&&) noexcept = default;
+  Shape(Shape&& other) noexcept;
+  Shape& operator=(Shape&& other) noexcept;
+  ~Shape();
 
   // Equal element types, dimensions, dynamic bits, layouts and tuple elements.
   bool operator==(const Shape& other) const;
@@ -150,16 +160,28 @@ class Shape {
   bool SameDimensions(const Shape& other) const;
 
   // Canonical text, e.g. `f32[2,<=3]{1,0}` or `(f32[], s32[4]{0})`. Layouts are
-  // printed when present.
+  // printed when present (a scalar's `{}` is not, as XLA does).
   std::string ToString(bool print_layout = true) const;
   void AppendTo(std::string* out, bool print_layout = true) const;
 
  private:
+  // Tuple elements and dynamic bits are uncommon, so they share one optional
+  // allocation; a plain static array shape owns no heap memory beyond >4 dims.
+  struct Rare {
+    std::vector<Shape> tuple;
+    std::vector<bool> dynamic;  // empty when every dim is static
+  };
+  Rare* rare();
+  void ResetLayout();
+
   PrimitiveType element_type_ = PrimitiveType::PRIMITIVE_TYPE_INVALID;
+  // True when layout_ is owned by this shape; otherwise it points at an
+  // immutable interned layout shared by every shape with the same one (most
+  // dumps use a handful of layouts, so this saves one allocation per shape).
+  bool owns_layout_ = false;
   DimVector dims_;
-  absl::InlinedVector<bool, 6> dynamic_;  // empty when every dim is static
-  std::unique_ptr<Layout> layout_;
-  std::vector<Shape> tuple_;
+  const Layout* layout_ = nullptr;
+  std::unique_ptr<Rare> rare_;
 };
 
 // The shape at `index` inside a (possibly nested) tuple shape; nullptr when

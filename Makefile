@@ -1,0 +1,52 @@
+# Entry points: `make demo`, `make test` (what CI runs), `make fuzz`, `make bench`.
+# Builds use Ninja with $(JOBS) jobs (2 by default, the CI machine's cores).
+
+JOBS ?= 2
+LIT := /usr/lib/llvm-19/build/utils/lit/lit.py
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+FUZZ_SECONDS ?= 180
+
+.PHONY: deps build demo test test-asan fuzz bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null
+	@ninja -C build -j$(JOBS)
+
+demo: build
+	build/xlite/tools/xlite verify examples/mlp.hlo
+	build/xlite/tools/xlite stats examples/mlp.hlo
+
+# Unit, conformance and lit tests in the normal build, then the same under
+# ASan+UBSan (no benchmarks there: they only measure).
+test: build
+	cd build && ctest --output-on-failure -j$(JOBS)
+	@$(MAKE) --no-print-directory test-asan
+
+test-asan: deps
+	@cmake -S . -B build-asan $(CMAKE_FLAGS) -DXLITE_SANITIZE=ON -DXLITE_BENCH=OFF >/dev/null
+	@ninja -C build-asan -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ctest --output-on-failure -j$(JOBS)
+
+# The seed corpus: the examples, the lit inputs and (when present) the shared
+# real-world modules, split into one module per file.
+fuzz: deps
+	@cmake -S . -B build-fuzz $(CMAKE_FLAGS) -DCMAKE_CXX_COMPILER=clang++-19 \
+	    -DXLITE_FUZZ=ON -DXLITE_SANITIZE=ON -DXLITE_BENCH=OFF >/dev/null
+	@ninja -C build-fuzz -j$(JOBS) parser_fuzzer
+	@rm -rf build-fuzz/seeds && mkdir -p build-fuzz/seeds build-fuzz/corpus
+	@python3 scripts/make_seed_corpus.py build-fuzz/seeds examples tests/lit ../shared/corpus/hlo
+	build-fuzz/fuzz/parser_fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=4096 -artifact_prefix=build-fuzz/ \
+	    build-fuzz/corpus build-fuzz/seeds
+
+bench: deps
+	@cmake -S . -B build $(CMAKE_FLAGS) -DXLITE_BENCH=ON >/dev/null
+	@ninja -C build -j$(JOBS) parse_bench
+	build/bench/parse_bench
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Installs the Debian packages xlite needs to build, test, fuzz and benchmark.
+# Idempotent and quiet: does nothing when everything is present, and runs
+# `apt-get update` only when something has to be installed.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ python3 python3-numpy
+  clang-19 llvm-19-tools libclang-rt-19-dev
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != installed ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if (( ${#missing[@]} == 0 )); then
+  exit 0
+fi
+
+# sudo drops the environment, so the frontend is passed through env.
+as_root=(env DEBIAN_FRONTEND=noninteractive)
+if (( EUID != 0 )); then
+  as_root=(sudo "${as_root[@]}")
+fi
+
+echo "install-deps: installing ${missing[*]}"
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,23 @@
+// Access to the real HLO modules of ../shared/corpus/hlo for the conformance
+// tests: listing (empty when the corpus is absent) and reading files.
+#ifndef XLITE_TESTS_CONFORMANCE_CORPUS_H_
+#define XLITE_TESTS_CONFORMANCE_CORPUS_H_
+
+#include <string>
+#include <vector>
+
+namespace xlite::conformance {
+
+// XLITE_SOURCE_DIR "/../shared/corpus/hlo".
+std::string CorpusDir();
+// Paths of every *.hlo in the corpus, sorted; empty when it is absent.
+std::vector<std::string> CorpusFiles();
+// The whole file; aborts the test binary when it cannot be read (the list
+// came from the directory, so a failure is a broken checkout, not input).
+std::string ReadFileOrDie(const std::string& path);
+// A gtest-safe name for a path: its file stem with [^A-Za-z0-9] as `_`.
+std::string TestNameForPath(const std::string& path);
+
+}  // namespace xlite::conformance
+
+#endif  // XLITE_TESTS_CONFORMANCE_CORPUS_H_

@@ -1,0 +1,36 @@
+# lit configuration of the xlite text-in/text-out tests.
+# The xlite binary is found through `--param xlite_bin_dir=DIR` or the
+# XLITE_BIN_DIR environment variable; FileCheck and not come from LLVM 19.
+import os
+import sys
+
+import lit.formats
+
+config.name = "xlite"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".hlo"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+xlite_bin_dir = lit_config.params.get("xlite_bin_dir") or os.environ.get("XLITE_BIN_DIR")
+if not xlite_bin_dir:
+    lit_config.fatal("set --param xlite_bin_dir=<build>/xlite/tools or XLITE_BIN_DIR")
+xlite = os.path.join(os.path.abspath(xlite_bin_dir), "xlite")
+if not os.access(xlite, os.X_OK):
+    lit_config.fatal(f"no xlite binary at {xlite}")
+llvm_bin_dir = lit_config.params.get("llvm_bin_dir", "/usr/lib/llvm-19/bin")
+if not os.access(os.path.join(llvm_bin_dir, "FileCheck"), os.X_OK):
+    lit_config.fatal(f"no FileCheck in {llvm_bin_dir} (install llvm-19-tools)")
+
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# Sanitizer builds run the tests too; a leak or UB report must fail them.
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+source_root = os.path.dirname(os.path.dirname(config.test_source_root))
+config.substitutions.append(("%xlite", xlite))
+config.substitutions.append(("%examples", os.path.join(source_root, "examples")))
+config.substitutions.append(
+    ("%expect_exit", f"{sys.executable} {os.path.join(config.test_source_root, 'expect_exit.py')}"))

@@ -1,0 +1,165 @@
+// Structural checks of one computation: unique instruction names, parameter
+// numbers 0..n-1 each used once, a root inside the computation, operands and
+// control edges inside the computation, and no cycle through them.
+#include <deque>
+
+#include "absl/container/flat_hash_set.h"
+#include "xlite/analysis/verifier_internal.h"
+
+namespace xlite::verifier {
+namespace {
+
+// Per parameter: its number is non-negative and names it alone.
+void CheckParameter(const HloComputation& comp, const HloInstruction& inst, ErrorSink& errors) {
+  int64_t n = inst.parameter_number();
+  if (n < 0) {
+    errors.Add(inst, absl::StrCat("parameter number ", n, " is negative"));
+  } else if (comp.parameter_instruction(n) != &inst) {
+    errors.Add(inst, absl::StrCat("parameter number ", n, " is used more than once"));
+  }
+}
+
+// The numbers cover 0..n-1 without gaps.
+void CheckParameterNumbersContiguous(const HloComputation& comp, int64_t count,
+                                     ErrorSink& errors) {
+  for (int64_t i = 0; i < comp.num_parameters(); ++i) {
+    if (comp.parameter_instruction(i) == nullptr) {
+      errors.Add(comp, absl::StrCat("parameter numbers must be 0..", count - 1,
+                                    " without gaps, parameter ", i, " is missing"));
+      return;
+    }
+  }
+}
+
+// Kahn's algorithm over operand and control edges; reports one instruction
+// left on a cycle. Only run when some edge points forward in text order.
+void CheckAcyclic(const HloComputation& comp, const InstructionPositions& positions,
+                  ErrorSink& errors) {
+  size_t n = comp.instructions().size();
+  std::vector<int32_t> pending(n, 0);
+  std::vector<std::vector<int32_t>> users(n);
+  for (size_t i = 0; i < n; ++i) {
+    const HloInstruction& inst = *comp.instructions()[i];
+    auto add_edge = [&](const HloInstruction* from) {
+      int32_t p = positions.Find(from);
+      if (p < 0) return;
+      users[p].push_back(static_cast<int32_t>(i));
+      ++pending[i];
+    };
+    for (const HloInstruction* op : inst.operands()) add_edge(op);
+    for (const HloInstruction* pred : inst.control_predecessors()) add_edge(pred);
+  }
+  std::deque<int32_t> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (pending[i] == 0) ready.push_back(static_cast<int32_t>(i));
+  }
+  size_t done = 0;
+  while (!ready.empty()) {
+    int32_t i = ready.front();
+    ready.pop_front();
+    ++done;
+    for (int32_t u : users[i]) {
+      if (--pending[u] == 0) ready.push_back(u);
+    }
+  }
+  if (done == n) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (pending[i] > 0) {
+      errors.Add(*comp.instructions()[i],
+                 "lies on a cycle of operands and control dependencies");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+InstructionPositions::InstructionPositions(const HloModule& module) {
+  int64_t count = 0;
+  for (const auto& comp : module.computations()) count += comp->instruction_count();
+  id_limit_ = 4 * count + 1024;
+}
+
+void InstructionPositions::Begin(const HloComputation& comp) {
+  current_ = &comp;
+  ++generation_;
+  by_pointer_.clear();
+  map_mode_ = false;
+}
+
+void InstructionPositions::Add(const HloInstruction* inst, int32_t position) {
+  int64_t id = inst->unique_id();
+  if (!map_mode_ && id >= 0 && id < id_limit_) {
+    if (id >= static_cast<int64_t>(owner_.size())) {
+      owner_.resize(static_cast<size_t>(id) + 1, -1);
+      by_id_.resize(static_cast<size_t>(id) + 1, -1);
+    }
+    if (owner_[id] != generation_) {
+      owner_[id] = generation_;
+      by_id_[id] = position;
+      return;
+    }
+  }
+  if (!map_mode_) {
+    // A repeated, negative or sparse id: this computation uses the map.
+    map_mode_ = true;
+    for (int32_t i = 0; i < position; ++i) {
+      by_pointer_.emplace(current_->instructions()[i].get(), i);
+    }
+  }
+  by_pointer_.emplace(inst, position);
+}
+
+int32_t InstructionPositions::Find(const HloInstruction* inst) const {
+  if (inst->parent() != current_) return -1;
+  if (map_mode_) {
+    auto it = by_pointer_.find(inst);
+    return it == by_pointer_.end() ? -1 : it->second;
+  }
+  int64_t id = inst->unique_id();
+  if (id < 0 || id >= static_cast<int64_t>(owner_.size()) || owner_[id] != generation_) return -1;
+  return by_id_[id];
+}
+
+void CheckComputationStructure(const HloComputation& comp, InstructionPositions& positions,
+                               absl::FunctionRef<void(const HloInstruction&)> check_instruction,
+                               ErrorSink& errors) {
+  size_t n = comp.instructions().size();
+  positions.Begin(comp);
+  absl::flat_hash_set<absl::string_view> names;
+  names.reserve(n);
+  bool forward_edge = false;
+  int64_t parameters = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const HloInstruction& inst = *comp.instructions()[i];
+    positions.Add(&inst, static_cast<int32_t>(i));
+    if (!names.insert(inst.name()).second) {
+      errors.Add(inst, "instruction name is not unique in the computation");
+    }
+    auto check_edge = [&](const HloInstruction* from, absl::string_view kind) {
+      if (from->parent() != &comp) {
+        errors.Add(inst, absl::StrCat(kind, " %", from->name(), " is not in the computation"));
+      } else if (positions.Find(from) < 0) {
+        forward_edge = true;  // defined later in the text (or a self edge)
+      }
+    };
+    for (const HloInstruction* op : inst.operands()) check_edge(op, "operand");
+    for (const HloInstruction* pred : inst.control_predecessors()) {
+      check_edge(pred, "control predecessor");
+    }
+    if (inst.opcode() == HloOpcode::kParameter && inst.has_attrs()) {
+      ++parameters;
+      CheckParameter(comp, inst, errors);
+    }
+    check_instruction(inst);
+  }
+  if (comp.root_instruction() == nullptr) {
+    errors.Add(comp, "has no root instruction");
+  } else if (comp.root_instruction()->parent() != &comp) {
+    errors.Add(comp, "root instruction belongs to another computation");
+  }
+  if (forward_edge) CheckAcyclic(comp, positions, errors);
+  CheckParameterNumbersContiguous(comp, parameters, errors);
+}
+
+}  // namespace xlite::verifier

@@ -1,0 +1,97 @@
+#include "xlite/ir/computation.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "xlite/ir/module.h"
+
+namespace xlite {
+
+HloComputation::HloComputation(std::string name) : name_(std::move(name)) {}
+
+bool HloComputation::is_entry() const {
+  return parent_ != nullptr && parent_->entry_computation() == this;
+}
+
+HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> inst) {
+  HloInstruction* raw = inst.get();
+  raw->set_parent(this);
+  if (raw->unique_id() < 0 && parent_ != nullptr) raw->set_unique_id(parent_->NextUniqueId());
+  if (raw->opcode() == HloOpcode::kParameter && raw->has_attrs()) {
+    int64_t number = raw->parameter_number();
+    if (number >= 0) {
+      if (number >= num_parameters()) parameters_.resize(number + 1, nullptr);
+      parameters_[number] = raw;
+    }
+  }
+  instructions_.push_back(std::move(inst));
+  return raw;
+}
+
+void HloComputation::RemoveInstruction(HloInstruction* inst) {
+  XLITE_CHECK(inst->user_count() == 0 && inst != root_);
+  inst->DetachFromOperands();
+  inst->DropAllControlDeps();
+  for (auto& p : parameters_) {
+    if (p == inst) p = nullptr;
+  }
+  while (!parameters_.empty() && parameters_.back() == nullptr) parameters_.pop_back();
+  auto it = std::find_if(instructions_.begin(), instructions_.end(),
+                         [&](const auto& p) { return p.get() == inst; });
+  XLITE_CHECK(it != instructions_.end());
+  instructions_.erase(it);
+}
+
+HloInstruction* HloComputation::parameter_instruction(int64_t i) const {
+  if (i < 0 || i >= num_parameters()) return nullptr;
+  return parameters_[i];
+}
+
+std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  // Iterative DFS (dumps nest tens of thousands deep): each stack entry is an
+  // instruction and the index of the next edge to follow, operands first,
+  // then control predecessors. Edges into instructions still on the stack
+  // (cycles in malformed input) are skipped, so this always terminates.
+  enum class State : uint8_t { kNew, kOnStack, kDone };
+  absl::flat_hash_map<const HloInstruction*, State> state;
+  state.reserve(instructions_.size());
+  for (const auto& inst : instructions_) state[inst.get()] = State::kNew;
+
+  std::vector<HloInstruction*> order;
+  order.reserve(instructions_.size());
+  std::vector<std::pair<HloInstruction*, size_t>> stack;
+  auto visit_from = [&](HloInstruction* start) {
+    if (state[start] != State::kNew) return;
+    stack.emplace_back(start, 0);
+    state[start] = State::kOnStack;
+    while (!stack.empty()) {
+      auto& [inst, next] = stack.back();
+      size_t num_operands = inst->operands().size();
+      size_t num_edges = num_operands + inst->control_predecessors().size();
+      if (next == num_edges) {
+        state[inst] = State::kDone;
+        order.push_back(inst);
+        stack.pop_back();
+        continue;
+      }
+      HloInstruction* target = next < num_operands
+                                   ? inst->operand(static_cast<int64_t>(next))
+                                   : inst->control_predecessors()[next - num_operands];
+      ++next;
+      auto it = state.find(target);
+      // Instructions of other computations are not ours to order.
+      if (it == state.end() || it->second != State::kNew) continue;
+      it->second = State::kOnStack;
+      stack.emplace_back(target, 0);
+    }
+  };
+  // Start from the sinks, as XLA does, so that each chain of operands stays
+  // together; a second sweep picks up what only cycles reach.
+  for (const auto& inst : instructions_) {
+    if (inst->user_count() == 0 && inst->control_successors().empty()) visit_from(inst.get());
+  }
+  for (const auto& inst : instructions_) visit_from(inst.get());
+  return order;
+}
+
+}  // namespace xlite

@@ -1,0 +1,42 @@
+#include "xlite/ir/module.h"
+
+namespace xlite {
+
+HloModule::HloModule(std::string name) : name_(std::move(name)) {}
+
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
+                                          bool is_entry) {
+  HloComputation* raw = c.get();
+  raw->set_parent(this);
+  for (const auto& inst : raw->instructions()) {
+    if (inst->unique_id() < 0) inst->set_unique_id(NextUniqueId());
+  }
+  computations_.push_back(std::move(c));
+  if (is_entry) entry_ = raw;
+  return raw;
+}
+
+HloComputation* HloModule::GetComputation(std::string_view name) const {
+  for (const auto& c : computations_) {
+    if (c->name() == name) return c.get();
+  }
+  return nullptr;
+}
+
+std::vector<Shape> HloModule::EntryParameterShapes() const {
+  if (config_.entry_parameter_layouts.has_value()) return *config_.entry_parameter_layouts;
+  std::vector<Shape> shapes;
+  if (entry_ == nullptr) return shapes;
+  for (const HloInstruction* p : entry_->parameter_instructions()) {
+    shapes.push_back(p != nullptr ? p->shape() : Shape());
+  }
+  return shapes;
+}
+
+Shape HloModule::EntryResultShape() const {
+  if (config_.entry_result_layout.has_value()) return *config_.entry_result_layout;
+  if (entry_ == nullptr || entry_->root_instruction() == nullptr) return Shape();
+  return entry_->root_instruction()->shape();
+}
+
+}  // namespace xlite

@@ -1,0 +1,481 @@
+#include "xlite/ir/shape.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string_view>
+#include <mutex>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "xlite/base/check.h"
+
+namespace xlite {
+namespace {
+
+// Writes `v` at `p` (room for 20 characters), returning the end. Most
+// dimension numbers are one digit, so that case skips to_chars.
+char* WriteInt(char* p, int64_t v) {
+  if (v >= 0 && v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  return std::to_chars(p, p + 20, v).ptr;
+}
+
+void AppendInt(std::string* out, int64_t v) {
+  char buf[20];
+  out->append(buf, WriteInt(buf, v));
+}
+
+constexpr size_t kMaxIntChars = 20;
+
+void AppendIntList(std::string* out, absl::Span<const int64_t> values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out->push_back(',');
+    AppendInt(out, values[i]);
+  }
+}
+
+char DimLevelLetter(DimLevelType t) {
+  switch (t) {
+    case DimLevelType::kDense: return 'D';
+    case DimLevelType::kCompressed: return 'C';
+    case DimLevelType::kSingleton: return 'S';
+    case DimLevelType::kLooseCompressed: return 'H';
+  }
+  return 'D';
+}
+
+const LayoutExtras& DefaultExtras() {
+  static const LayoutExtras* const kDefault = new LayoutExtras();
+  return *kDefault;
+}
+
+// Interned extras-free layouts. Entries are never freed: the set of distinct
+// minor_to_major orders in a process is small.
+struct InternedLayoutHash {
+  using is_transparent = void;
+  size_t operator()(const Layout* l) const {
+    return absl::HashOf(absl::Span<const int64_t>(l->minor_to_major));
+  }
+};
+struct InternedLayoutEq {
+  using is_transparent = void;
+  bool operator()(const Layout* a, const Layout* b) const {
+    return a->minor_to_major == b->minor_to_major;
+  }
+};
+
+const Layout* InternLayout(Layout layout) {
+  static std::mutex* const mu = new std::mutex();
+  static auto* const set =
+      new absl::flat_hash_set<const Layout*, InternedLayoutHash, InternedLayoutEq>();
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = set->find(&layout);
+  if (it != set->end()) return *it;
+  const Layout* owned = new Layout(std::move(layout));
+  set->insert(owned);
+  return owned;
+}
+
+const std::vector<Shape>& EmptyTuple() {
+  static const std::vector<Shape>* const kEmpty = new std::vector<Shape>();
+  return *kEmpty;
+}
+
+}  // namespace
+
+bool LayoutExtras::operator==(const LayoutExtras& other) const {
+  bool physical_equal =
+      physical_shape == other.physical_shape ||
+      (physical_shape && other.physical_shape && *physical_shape == *other.physical_shape);
+  return dim_levels == other.dim_levels && tiles == other.tiles &&
+         tail_padding_alignment_in_elements == other.tail_padding_alignment_in_elements &&
+         index_primitive_type == other.index_primitive_type &&
+         pointer_primitive_type == other.pointer_primitive_type &&
+         element_size_in_bits == other.element_size_in_bits &&
+         memory_space == other.memory_space && split_configs == other.split_configs &&
+         physical_equal &&
+         dynamic_shape_metadata_prefix_bytes == other.dynamic_shape_metadata_prefix_bytes;
+}
+
+Layout::Layout(const Layout& other)
+    : minor_to_major(other.minor_to_major),
+      extras_(other.extras_ ? std::make_unique<LayoutExtras>(*other.extras_) : nullptr) {}
+
+Layout& Layout::operator=(const Layout& other) {
+  if (this != &other) {
+    minor_to_major = other.minor_to_major;
+    extras_ = other.extras_ ? std::make_unique<LayoutExtras>(*other.extras_) : nullptr;
+  }
+  return *this;
+}
+
+bool Layout::operator==(const Layout& other) const {
+  return minor_to_major == other.minor_to_major && extras() == other.extras();
+}
+
+Layout Layout::Default(int64_t rank) {
+  Layout layout;
+  layout.minor_to_major.resize(rank);
+  for (int64_t i = 0; i < rank; ++i) layout.minor_to_major[i] = rank - 1 - i;
+  return layout;
+}
+
+const LayoutExtras& Layout::extras() const {
+  return extras_ ? *extras_ : DefaultExtras();
+}
+
+LayoutExtras* Layout::mutable_extras() {
+  if (!extras_) extras_ = std::make_unique<LayoutExtras>();
+  return extras_.get();
+}
+
+void Layout::AppendTo(std::string* out) const {
+  out->push_back('{');
+  AppendIntList(out, minor_to_major);
+  if (extras_ == nullptr) {
+    out->push_back('}');
+    return;
+  }
+  const LayoutExtras& e = *extras_;
+  bool colon = false;
+  auto begin_extra = [&](const char* tag) {
+    if (!colon) out->push_back(':');
+    colon = true;
+    out->append(tag);
+  };
+  if (!e.dim_levels.empty()) {
+    begin_extra("D(");
+    for (size_t i = 0; i < e.dim_levels.size(); ++i) {
+      if (i != 0) out->push_back(',');
+      out->push_back(DimLevelLetter(e.dim_levels[i].type));
+      if (!e.dim_levels[i].unique) out->push_back('+');
+      if (!e.dim_levels[i].ordered) out->push_back('~');
+    }
+    out->push_back(')');
+  }
+  if (!e.tiles.empty()) {
+    begin_extra("T");
+    for (const Tile& tile : e.tiles) {
+      out->push_back('(');
+      for (size_t i = 0; i < tile.dimensions.size(); ++i) {
+        if (i != 0) out->push_back(',');
+        if (tile.dimensions[i] == Tile::kCombineDimension) {
+          out->push_back('*');
+        } else {
+          AppendInt(out, tile.dimensions[i]);
+        }
+      }
+      out->push_back(')');
+    }
+  }
+  auto append_tagged_int = [&](const char* tag, int64_t v) {
+    begin_extra(tag);
+    AppendInt(out, v);
+    out->push_back(')');
+  };
+  auto append_tagged_type = [&](const char* tag, PrimitiveType t) {
+    begin_extra(tag);
+    out->append(IsInteger(t) ? PrimitiveTypeName(t) : std::string_view("invalid"));
+    out->push_back(')');
+  };
+  if (e.tail_padding_alignment_in_elements != 1) {
+    append_tagged_int("L(", e.tail_padding_alignment_in_elements);
+  }
+  if (e.index_primitive_type != PrimitiveType::PRIMITIVE_TYPE_INVALID) {
+    append_tagged_type("#(", e.index_primitive_type);
+  }
+  if (e.pointer_primitive_type != PrimitiveType::PRIMITIVE_TYPE_INVALID) {
+    append_tagged_type("*(", e.pointer_primitive_type);
+  }
+  if (e.element_size_in_bits != 0) append_tagged_int("E(", e.element_size_in_bits);
+  if (e.memory_space != 0) append_tagged_int("S(", e.memory_space);
+  if (!e.split_configs.empty()) {
+    begin_extra("SC");
+    for (const SplitConfig& sc : e.split_configs) {
+      out->push_back('(');
+      AppendInt(out, sc.dimension);
+      out->push_back(':');
+      AppendIntList(out, sc.split_indices);
+      out->push_back(')');
+    }
+  }
+  if (e.physical_shape) {
+    begin_extra("P(");
+    e.physical_shape->AppendTo(out, /*print_layout=*/true);
+    out->push_back(')');
+  }
+  if (e.dynamic_shape_metadata_prefix_bytes > 0) {
+    append_tagged_int("M(", e.dynamic_shape_metadata_prefix_bytes);
+  }
+  out->push_back('}');
+}
+
+std::string Layout::ToString() const {
+  std::string out;
+  AppendTo(&out);
+  return out;
+}
+
+// ------------------------------------------------------------------ Shape
+
+Shape::Shape(PrimitiveType type, absl::Span<const int64_t> dims)
+    : element_type_(type), dims_(dims.begin(), dims.end()) {}
+
+Shape Shape::Tuple(std::vector<Shape> elements) {
+  Shape s;
+  s.element_type_ = PrimitiveType::TUPLE;
+  s.rare()->tuple = std::move(elements);
+  return s;
+}
+
+Shape::Shape(const Shape& other)
+    : element_type_(other.element_type_),
+      owns_layout_(other.owns_layout_),
+      dims_(other.dims_),
+      layout_(other.owns_layout_ ? new Layout(*other.layout_) : other.layout_),
+      rare_(other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr) {}
+
+Shape& Shape::operator=(const Shape& other) {
+  if (this != &other) {
+    Shape copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Shape::Shape(Shape&& other) noexcept
+    : element_type_(other.element_type_),
+      owns_layout_(other.owns_layout_),
+      dims_(std::move(other.dims_)),
+      layout_(other.layout_),
+      rare_(std::move(other.rare_)) {
+  other.layout_ = nullptr;
+  other.owns_layout_ = false;
+}
+
+Shape& Shape::operator=(Shape&& other) noexcept {
+  if (this != &other) {
+    ResetLayout();
+    element_type_ = other.element_type_;
+    owns_layout_ = other.owns_layout_;
+    dims_ = std::move(other.dims_);
+    layout_ = other.layout_;
+    rare_ = std::move(other.rare_);
+    other.layout_ = nullptr;
+    other.owns_layout_ = false;
+  }
+  return *this;
+}
+
+Shape::~Shape() { ResetLayout(); }
+
+void Shape::ResetLayout() {
+  if (owns_layout_) delete layout_;
+  layout_ = nullptr;
+  owns_layout_ = false;
+}
+
+Shape::Rare* Shape::rare() {
+  if (!rare_) rare_ = std::make_unique<Rare>();
+  return rare_.get();
+}
+
+const std::vector<Shape>& Shape::tuple_shapes() const {
+  return rare_ ? rare_->tuple : EmptyTuple();
+}
+
+void Shape::set_dimensions(absl::Span<const int64_t> dims) {
+  dims_.assign(dims.begin(), dims.end());
+  if (rare_) rare_->dynamic.clear();
+}
+
+void Shape::set_dynamic_dimension(int64_t i, bool dynamic) {
+  XLITE_CHECK(i >= 0 && i < rank());
+  if (!dynamic && !is_dynamic_dimension(i)) return;
+  std::vector<bool>& bits = rare()->dynamic;
+  if (bits.empty()) bits.assign(dims_.size(), false);
+  bits[i] = dynamic;
+}
+
+bool Shape::is_static() const {
+  if (IsTuple()) {
+    for (const Shape& s : tuple_shapes()) {
+      if (!s.is_static()) return false;
+    }
+    return true;
+  }
+  for (int64_t i = 0; i < rank(); ++i) {
+    if (is_dynamic_dimension(i) || is_unbounded_dimension(i)) return false;
+  }
+  return true;
+}
+
+int64_t Shape::ElementCount() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) {
+    if (d == kUnboundedSize) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+int64_t Shape::ByteSizeOf() const {
+  if (IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& s : tuple_shapes()) total += s.ByteSizeOf();
+    return total;
+  }
+  if (!IsArray()) return 0;
+  int64_t count = ElementCount();
+  if (count < 0) return 0;
+  int64_t packed_bits = has_layout() ? layout().extras().element_size_in_bits : 0;
+  if (packed_bits > 0 && packed_bits < 8) return (count * packed_bits + 7) / 8;
+  return count * StorageBytes(element_type_);
+}
+
+Layout* Shape::mutable_layout() {
+  if (!owns_layout_) {
+    Layout* owned = layout_ ? new Layout(*layout_) : new Layout(Layout::Default(rank()));
+    layout_ = owned;
+    owns_layout_ = true;
+  }
+  return const_cast<Layout*>(layout_);
+}
+
+void Shape::set_layout(Layout layout) {
+  ResetLayout();
+  if (layout.has_extras()) {
+    layout_ = new Layout(std::move(layout));
+    owns_layout_ = true;
+  } else {
+    layout_ = InternLayout(std::move(layout));
+  }
+}
+
+int64_t Shape::LeafCount() const {
+  if (!IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : tuple_shapes()) n += s.LeafCount();
+  return n;
+}
+
+namespace {
+
+bool SameDynamicBits(const Shape& a, const Shape& b) {
+  for (int64_t i = 0; i < a.rank(); ++i) {
+    if (a.is_dynamic_dimension(i) != b.is_dynamic_dimension(i)) return false;
+  }
+  return true;
+}
+
+bool ShapesEqual(const Shape& a, const Shape& b, bool compare_layouts) {
+  if (a.element_type() != b.element_type()) return false;
+  if (a.IsTuple()) {
+    if (a.tuple_size() != b.tuple_size()) return false;
+    for (int64_t i = 0; i < a.tuple_size(); ++i) {
+      if (!ShapesEqual(a.tuple_shapes(i), b.tuple_shapes(i), compare_layouts)) return false;
+    }
+    return true;
+  }
+  if (!(a.dimensions() == b.dimensions()) || !SameDynamicBits(a, b)) return false;
+  if (!compare_layouts) return true;
+  if (a.has_layout() != b.has_layout()) return false;
+  return !a.has_layout() || &a.layout() == &b.layout() || a.layout() == b.layout();
+}
+
+}  // namespace
+
+bool Shape::operator==(const Shape& other) const {
+  return ShapesEqual(*this, other, /*compare_layouts=*/true);
+}
+
+bool Shape::Compatible(const Shape& other) const {
+  return ShapesEqual(*this, other, /*compare_layouts=*/false);
+}
+
+bool Shape::SameDimensions(const Shape& other) const {
+  return element_type_ == other.element_type_ && dimensions() == other.dimensions();
+}
+
+void Shape::AppendTo(std::string* out, bool print_layout) const {
+  if (IsTuple()) {
+    out->push_back('(');
+    const std::vector<Shape>& elements = tuple_shapes();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (i != 0) {
+        out->append(", ");
+        // XLA marks every fifth element of long tuples.
+        if (i % 5 == 0) {
+          out->append("/*index=");
+          AppendInt(out, static_cast<int64_t>(i));
+          out->append("*/");
+        }
+      }
+      elements[i].AppendTo(out, print_layout);
+    }
+    out->push_back(')');
+    return;
+  }
+  // The printer's hot path: write through a pointer into a buffer sized for
+  // the worst case (on the stack for all but huge ranks), then append once.
+  const bool simple_layout =
+      print_layout && has_layout() && IsArray() && !layout_->has_extras();
+  std::string_view name = PrimitiveTypeName(element_type_);
+  const size_t bound = name.size() + 4 + dims_.size() * (2 * kMaxIntChars + 4);
+  char stack_buffer[512];
+  std::unique_ptr<char[]> heap_buffer;
+  char* begin = stack_buffer;
+  if (bound > sizeof(stack_buffer)) {
+    heap_buffer = std::make_unique<char[]>(bound);
+    begin = heap_buffer.get();
+  }
+  char* p = std::copy(name.begin(), name.end(), begin);
+  *p++ = '[';
+  for (int64_t i = 0; i < rank(); ++i) {
+    if (i != 0) *p++ = ',';
+    if (dims_[i] == kUnboundedSize) {
+      *p++ = '?';
+      continue;
+    }
+    if (is_dynamic_dimension(i)) {
+      *p++ = '<';
+      *p++ = '=';
+    }
+    p = WriteInt(p, dims_[i]);
+  }
+  *p++ = ']';
+  // A scalar's empty layout `{}` is left out, as XLA prints it.
+  if (simple_layout && !dims_.empty()) {
+    *p++ = '{';
+    const DimVector& m2m = layout_->minor_to_major;
+    for (size_t i = 0; i < m2m.size(); ++i) {
+      if (i != 0) *p++ = ',';
+      p = WriteInt(p, m2m[i]);
+    }
+    *p++ = '}';
+  }
+  out->append(begin, p);
+  if (!print_layout || !has_layout() || !IsArray() || simple_layout) return;
+  const size_t layout_start = out->size();
+  layout_->AppendTo(out);
+  if (dims_.empty() && out->size() - layout_start == 2) out->resize(layout_start);
+}
+
+std::string Shape::ToString(bool print_layout) const {
+  std::string out;
+  AppendTo(&out, print_layout);
+  return out;
+}
+
+const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
+  const Shape* s = &shape;
+  for (int64_t i : index) {
+    if (!s->IsTuple() || i < 0 || i >= s->tuple_size()) return nullptr;
+    s = &s->tuple_shapes(i);
+  }
+  return s;
+}
+
+}  // namespace xlite

@@ -1,0 +1,230 @@
+// Internal to the parser: the HloTextParser class shared by parser.cc (module,
+// computations, instructions), parser_values.cc (numbers, lists, shapes),
+// literal_parser.cc, sharding_parser.cc and attribute_parser.cc.
+#ifndef XLITE_TEXT_PARSER_IMPL_H_
+#define XLITE_TEXT_PARSER_IMPL_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "xlite/ir/module.h"
+#include "xlite/text/lexer.h"
+#include "xlite/text/parser.h"
+
+namespace xlite {
+
+// absl::StrCat of this abseil build does not take std::string_view, which
+// the parser uses throughout; this concatenates views, strings and integers.
+inline void AppendPiece(std::string* out, std::string_view piece) { out->append(piece); }
+template <typename T>
+  requires std::is_integral_v<T>
+void AppendPiece(std::string* out, T value) {
+  out->append(std::to_string(value));
+}
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  std::string out;
+  (AppendPiece(&out, args), ...);
+  return out;
+}
+
+// Hash of names: absl's own string hash, much faster here than the std::hash
+// that absl::Hash<std::string_view> forwards to in this abseil build.
+struct NameHash {
+  size_t operator()(std::string_view s) const {
+    return absl::Hash<absl::string_view>{}(absl::string_view(s.data(), s.size()));
+  }
+};
+template <typename V>
+using NameMap = absl::flat_hash_map<std::string_view, V, NameHash>;
+
+// Element type named by an identifier token, without a hash lookup (the
+// parser asks this for every identifier that may start a shape).
+std::optional<PrimitiveType> TypeFromName(std::string_view name);
+// Opcode named `name` (a NameMap built once from the opcode table).
+std::optional<HloOpcode> OpcodeFromText(std::string_view name);
+
+// One attribute an opcode accepts: `parse` reads the value (the current token
+// is the first token of the value) and stores it.
+struct AttrSpec {
+  std::string_view name;
+  bool required;
+  absl::FunctionRef<absl::Status()> parse;
+};
+
+class HloTextParser {
+ public:
+  HloTextParser(std::string_view text, const ParseOptions& options);
+
+  absl::StatusOr<std::unique_ptr<HloModule>> ParseModule();
+  // Whole-input forms of the public helpers (the input must end after it).
+  absl::StatusOr<Shape> ParseShapeOnly();
+  absl::StatusOr<HloSharding> ParseShardingOnly();
+
+ private:
+  // Instruction names of the computation being parsed.
+  struct Scope {
+    HloComputation* computation = nullptr;
+    NameMap<HloInstruction*> names;
+    absl::flat_hash_set<int64_t> parameter_numbers;
+    HloInstruction* root = nullptr;
+    HloInstruction* last = nullptr;
+  };
+
+  // ------------------------------------------------ tokens and errors
+  const Token& tok() const { return lexer_.current(); }
+  TokKind kind() const { return lexer_.current().kind; }
+  void Advance() { lexer_.Next(); }
+  bool Consume(TokKind k) {
+    if (kind() != k) return false;
+    Advance();
+    return true;
+  }
+  bool AtIdent(std::string_view text) const {
+    return kind() == TokKind::kIdent && tok().text == text;
+  }
+  // `file:line:col: error: message` + source line + caret.
+  absl::Status ErrorAt(size_t offset, std::string_view message) const;
+  absl::Status Error(std::string_view message) const;
+  absl::Status NotSupportedAt(size_t offset, std::string_view what) const;
+  // Error for an unexpected current token ("expected X").
+  absl::Status Expected(std::string_view what) const;
+  absl::Status Expect(TokKind k, std::string_view what);
+  // Counts one level of nesting; fails beyond kMaxNesting.
+  absl::Status Enter();
+
+  // ------------------------------------------------ values (parser_values.cc)
+  absl::Status ParseInt(int64_t* value);
+  absl::Status ParseNonNegativeInt(int64_t* value);
+  absl::Status ParseDouble(double* value);
+  absl::Status ParseBool(bool* value);
+  absl::Status ParseString(std::string* value);
+  absl::Status ParseIdentifier(std::string_view* value);
+  // `open` element (`,` element)* `close`, or just `open` `close`.
+  absl::Status ParseDelimited(TokKind open, TokKind close, std::string_view open_text,
+                              absl::FunctionRef<absl::Status()> element);
+  absl::Status ParseDelimitedInts(TokKind open, TokKind close, std::string_view open_text,
+                                  std::vector<int64_t>* values);
+  // `{1,2,3}` (an empty `{}` allowed).
+  absl::Status ParseIntList(std::vector<int64_t>* values);
+  // `[1,2,3]`
+  absl::Status ParseBracketIntList(std::vector<int64_t>* values);
+  // `(1,2,3)`
+  absl::Status ParseParenIntList(std::vector<int64_t>* values);
+  absl::Status ParseIntListList(std::vector<std::vector<int64_t>>* values);
+  absl::Status ParseBoolList(std::vector<bool>* values);
+  absl::Status ParseShape(Shape* shape);
+  absl::Status ParseLayout(Shape* shape);
+  absl::Status ParseLayoutExtras(Layout* layout);
+  absl::Status ParseShapeList(std::vector<Shape>* shapes);  // `{s, s}`
+  bool AtShapeStart() const;
+  // `{(shapes)->shape}`
+  absl::Status ParseEntryLayout(ModuleConfig* config);
+
+  // ------------------------------------------------ literals (literal_parser.cc)
+  // The value inside `constant(...)` for `shape`.
+  absl::Status ParseLiteral(const Shape& shape, Literal* literal, bool* elided);
+  absl::Status ParseDenseLiteral(const Shape& shape, Literal* literal, bool* elided);
+  // One `{...}` level `d` of a dense literal; `literal` null = check only.
+  absl::Status ParseLiteralLevel(const Shape& shape, int64_t d, Literal* literal,
+                                 int64_t* index);
+  absl::Status ParseLiteralElement(PrimitiveType type, Literal* literal, int64_t index);
+  absl::Status ParseFloatValue(PrimitiveType type, double* value);
+
+  // ------------------------------------------------ sharding (sharding_parser.cc)
+  absl::Status ParseSharding(HloSharding* sharding);
+  absl::Status ParseSingleSharding(HloSharding* sharding);
+  absl::Status ParseShardingMetadata(std::vector<OpMetadata>* metadata);
+
+  // ------------------------------------------------ attributes (attribute_parser.cc)
+  // `, name=value` pairs: op-specific `specs` (plus `extra`), and the ones every
+  // instruction takes, stored on `common`.
+  absl::Status ParseAttributes(std::initializer_list<AttrSpec> specs,
+                               HloInstruction* common, size_t instruction_offset,
+                               const AttrSpec* extra = nullptr);
+  absl::Status ParseCommonAttribute(std::string_view name, HloInstruction* inst,
+                                    bool* handled);
+  // The opcode's own attributes of `inst` (an instruction whose operands are
+  // set); common ones go to `common`.
+  absl::Status ParseOpcodeAttributes(HloInstruction* inst, HloInstruction* common,
+                                     size_t instruction_offset,
+                                     const AttrSpec* extra = nullptr);
+  absl::Status ParseMetadata(OpMetadata* metadata);
+  absl::Status ParseFrontendAttributes(FrontendAttributes* attributes);
+  absl::Status ParseStatistics(Statistics* statistics);
+  absl::Status ParseWindow(Window* window);
+  absl::Status ParseConvDims(ConvDimensions* dims);
+  absl::Status ParsePadding(PaddingConfig* padding);
+  absl::Status ParseSliceRanges(SliceAttrs* slice);
+  absl::Status ParseReplicaGroups(ReplicaGroups* groups);
+  absl::Status ParsePairs(std::vector<std::pair<int64_t, int64_t>>* pairs);
+  absl::Status ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliasing);
+  absl::Status ParsePrecisionList(std::vector<Precision>* precision);
+  absl::Status ParseResultAccuracy(ResultAccuracy* accuracy);
+  absl::Status ParseDomain(DomainAttrs* domain);
+  absl::Status ParseComputationRef(HloComputation** computation);
+  absl::Status ParseComputationList(std::vector<HloComputation*>* computations);
+  absl::Status ParseControlPredecessors(HloInstruction* inst);
+  // An enumerator spelled as one of `names` (index returned).
+  absl::Status ParseEnum(std::initializer_list<std::string_view> names, int* index,
+                         bool ignore_case = false, std::string_view prefix = "");
+
+  // ------------------------------------------------ structure (parser.cc)
+  absl::Status ParseHeader(HloModule* module);
+  absl::Status ParseHeaderAttribute(std::string_view name, HloModule* module);
+  absl::Status ParseStackFrameIndex(StackFrameIndex* index);
+  absl::Status ParseComputation();
+  // Instructions up to and including the closing `}` into `computation`.
+  absl::Status ParseComputationBody(HloComputation* computation);
+  absl::Status ParseInstruction(Scope* scope);
+  absl::Status ParseOperands(Scope* scope, std::vector<HloInstruction*>* operands);
+  absl::Status InferShape(HloInstruction* inst, size_t offset);
+  absl::Status BuildAsyncSugar(HloInstruction* inst, HloOpcode wrapped_opcode,
+                               size_t offset, HloInstruction** wrapped);
+  HloInstruction* AddToScope(Scope* scope, std::unique_ptr<HloInstruction> inst);
+  // Computations the parser made up (async wrappers, nested bodies) get their
+  // names at the end, so that they never clash with a name defined later.
+  HloComputation* AddSyntheticComputation(std::unique_ptr<HloComputation> c,
+                                          std::string base_name);
+  void NameSyntheticComputations();
+
+  Lexer lexer_;
+  ParseOptions options_;
+  int depth_ = 0;
+  std::unique_ptr<HloModule> module_;
+  NameMap<HloComputation*> computations_;
+  std::vector<std::pair<HloComputation*, std::string>> synthetic_;
+  Scope* scope_ = nullptr;  // innermost computation being parsed
+  HloComputation* entry_ = nullptr;
+  HloComputation* last_computation_ = nullptr;
+};
+
+inline constexpr int kMaxNesting = 1000;
+
+// RAII partner of HloTextParser::Enter(): one level is left when the scope ends.
+class NestingScope {
+ public:
+  explicit NestingScope(int* depth) : depth_(depth) {}
+  ~NestingScope() { --*depth_; }
+  NestingScope(const NestingScope&) = delete;
+  NestingScope& operator=(const NestingScope&) = delete;
+
+ private:
+  int* depth_;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_TEXT_PARSER_IMPL_H_

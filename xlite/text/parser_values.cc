@@ -1,0 +1,456 @@
+// Error reporting and the small value grammars of HLO text: numbers, lists,
+// shapes and layouts.
+#include <string>
+
+#include "xlite/base/status.h"
+#include "xlite/text/parser_impl.h"
+
+namespace xlite {
+
+HloTextParser::HloTextParser(std::string_view text, const ParseOptions& options)
+    : lexer_(text), options_(options) {
+  Advance();
+}
+
+namespace {
+
+struct SourcePosition {
+  int64_t line = 1, column = 1;
+  std::string_view line_text;
+};
+
+SourcePosition Locate(std::string_view text, size_t offset) {
+  SourcePosition pos;
+  if (offset > text.size()) offset = text.size();
+  size_t line_start = 0;
+  for (size_t i = 0; i < offset; ++i) {
+    char c = text[i];
+    if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < offset && text[i + 1] == '\n') ++i;
+      ++pos.line;
+      line_start = i + 1;
+    }
+  }
+  size_t line_end = line_start;
+  while (line_end < text.size() && text[line_end] != '\n' && text[line_end] != '\r') {
+    ++line_end;
+  }
+  pos.column = static_cast<int64_t>(offset - line_start) + 1;
+  pos.line_text = text.substr(line_start, line_end - line_start);
+  return pos;
+}
+
+std::string FormatError(std::string_view file, int64_t line_offset, std::string_view text,
+                        size_t offset, std::string_view message) {
+  SourcePosition pos = Locate(text, offset);
+  std::string caret;
+  // Keep tabs so the caret lines up under the offending byte.
+  for (int64_t i = 0; i + 1 < pos.column && i < static_cast<int64_t>(pos.line_text.size());
+       ++i) {
+    caret.push_back(pos.line_text[i] == '\t' ? '\t' : ' ');
+  }
+  caret.push_back('^');
+  return Cat(file, ":", pos.line + line_offset, ":", pos.column, ": error: ",
+                      message, "\n", pos.line_text, "\n", caret);
+}
+
+}  // namespace
+
+absl::Status HloTextParser::ErrorAt(size_t offset, std::string_view message) const {
+  return absl::InvalidArgumentError(
+      FormatError(options_.filename, options_.line_offset, lexer_.text(), offset, message));
+}
+
+absl::Status HloTextParser::Error(std::string_view message) const {
+  if (kind() == TokKind::kError) return ErrorAt(tok().offset, lexer_.error());
+  return ErrorAt(tok().offset, message);
+}
+
+absl::Status HloTextParser::NotSupportedAt(size_t offset, std::string_view what) const {
+  return absl::UnimplementedError(FormatError(options_.filename, options_.line_offset,
+                                              lexer_.text(), offset,
+                                              Cat("not supported yet: ", what)));
+}
+
+absl::Status HloTextParser::Expected(std::string_view what) const {
+  if (kind() == TokKind::kError) return ErrorAt(tok().offset, lexer_.error());
+  if (kind() == TokKind::kEof) return Error(Cat("expected ", what, ", got end of input"));
+  return Error(Cat("expected ", what, ", got '", tok().text, "'"));
+}
+
+absl::Status HloTextParser::Expect(TokKind k, std::string_view what) {
+  if (kind() != k) return Expected(what);
+  Advance();
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::Enter() {
+  if (++depth_ > kMaxNesting) {
+    return Error(Cat("nesting deeper than ", kMaxNesting, " levels"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseInt(int64_t* value) {
+  if (kind() != TokKind::kInt) return Expected("an integer");
+  if (tok().int_above_int64) return Error("integer does not fit in 64-bit signed range");
+  *value = tok().int_value;
+  Advance();
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseNonNegativeInt(int64_t* value) {
+  if (kind() == TokKind::kInt && tok().int_value < 0 && !tok().int_above_int64) {
+    return Error("expected a non-negative integer");
+  }
+  return ParseInt(value);
+}
+
+absl::Status HloTextParser::ParseDouble(double* value) {
+  if (kind() != TokKind::kInt && kind() != TokKind::kFloat) return Expected("a number");
+  *value = tok().float_value;
+  Advance();
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseBool(bool* value) {
+  if (AtIdent("true")) {
+    *value = true;
+  } else if (AtIdent("false")) {
+    *value = false;
+  } else {
+    return Expected("'true' or 'false'");
+  }
+  Advance();
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseString(std::string* value) {
+  if (kind() != TokKind::kString) return Expected("a string");
+  value->assign(lexer_.string_value());
+  Advance();
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseIdentifier(std::string_view* value) {
+  if (kind() != TokKind::kIdent) return Expected("an identifier");
+  *value = tok().text;
+  Advance();
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseDelimitedInts(TokKind open, TokKind close,
+                                               std::string_view open_text,
+                                               std::vector<int64_t>* values) {
+  values->clear();
+  return ParseDelimited(open, close, open_text, [&]() -> absl::Status {
+    int64_t v = 0;
+    XLITE_RETURN_IF_ERROR(ParseInt(&v));
+    values->push_back(v);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status HloTextParser::ParseDelimited(TokKind open, TokKind close,
+                                           std::string_view open_text,
+                                           absl::FunctionRef<absl::Status()> element) {
+  if (kind() != open) return Expected(Cat("'", open_text, "'"));
+  Advance();
+  if (Consume(close)) return absl::OkStatus();
+  while (true) {
+    XLITE_RETURN_IF_ERROR(element());
+    if (Consume(close)) return absl::OkStatus();
+    if (!Consume(TokKind::kComma)) return Expected("',' or a closing bracket");
+  }
+}
+
+absl::Status HloTextParser::ParseIntList(std::vector<int64_t>* values) {
+  return ParseDelimitedInts(TokKind::kLbrace, TokKind::kRbrace, "{", values);
+}
+
+absl::Status HloTextParser::ParseBracketIntList(std::vector<int64_t>* values) {
+  return ParseDelimitedInts(TokKind::kLbracket, TokKind::kRbracket, "[", values);
+}
+
+absl::Status HloTextParser::ParseParenIntList(std::vector<int64_t>* values) {
+  return ParseDelimitedInts(TokKind::kLparen, TokKind::kRparen, "(", values);
+}
+
+absl::Status HloTextParser::ParseIntListList(std::vector<std::vector<int64_t>>* values) {
+  values->clear();
+  return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&] {
+    values->emplace_back();
+    return ParseIntList(&values->back());
+  });
+}
+
+absl::Status HloTextParser::ParseBoolList(std::vector<bool>* values) {
+  values->clear();
+  return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+    bool b;
+    XLITE_RETURN_IF_ERROR(ParseBool(&b));
+    values->push_back(b);
+    return absl::OkStatus();
+  });
+}
+
+std::optional<PrimitiveType> TypeFromName(std::string_view name) {
+  // Every type name is 2..13 lowercase characters starting with one of these.
+  if (name.size() < 2 || name.size() > 13) return std::nullopt;
+  switch (name[0]) {
+    case 'p': case 's': case 'u': case 'f': case 'b': case 'c': case 't': case 'o':
+      break;
+    default:
+      return std::nullopt;
+  }
+  for (int i = 0; i < kNumPrimitiveTypes; ++i) {
+    PrimitiveType t = static_cast<PrimitiveType>(i);
+    if (t != PrimitiveType::TUPLE && PrimitiveTypeName(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+std::optional<HloOpcode> OpcodeFromText(std::string_view name) {
+  static const auto* by_name = [] {
+    auto* m = new NameMap<HloOpcode>();
+    for (int i = 0; i < kNumOpcodes; ++i) {
+      (*m)[OpcodeName(static_cast<HloOpcode>(i))] = static_cast<HloOpcode>(i);
+    }
+    return m;
+  }();
+  auto it = by_name->find(name);
+  if (it == by_name->end()) return std::nullopt;
+  return it->second;
+}
+
+bool HloTextParser::AtShapeStart() const {
+  if (kind() == TokKind::kLparen) return true;
+  return kind() == TokKind::kIdent && TypeFromName(tok().text).has_value();
+}
+
+absl::Status HloTextParser::ParseShape(Shape* shape) {
+  XLITE_RETURN_IF_ERROR(Enter());
+  NestingScope nesting(&depth_);
+  if (kind() == TokKind::kLparen) {
+    std::vector<Shape> elements;
+    XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&] {
+      elements.emplace_back();
+      return ParseShape(&elements.back());
+    }));
+    *shape = Shape::Tuple(std::move(elements));
+    return absl::OkStatus();
+  }
+  if (kind() != TokKind::kIdent) return Expected("a shape");
+  std::optional<PrimitiveType> type = TypeFromName(tok().text);
+  if (!type) {
+    if (tok().text == "b" || tok().text == "buffer") {
+      return NotSupportedAt(tok().offset, "buffer shapes");
+    }
+    return Error(Cat("unknown element type '", tok().text, "'"));
+  }
+  Advance();
+  DimVector dims;
+  absl::InlinedVector<bool, 6> dynamic;
+  bool any_dynamic = false;
+  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[",
+                                       [&]() -> absl::Status {
+    bool is_dynamic = false;
+    int64_t size = 0;
+    if (Consume(TokKind::kQuestion)) {
+      dims.push_back(Shape::kUnboundedSize);
+      dynamic.push_back(true);
+      any_dynamic = true;
+      return absl::OkStatus();
+    }
+    if (Consume(TokKind::kLeq)) is_dynamic = true;
+    XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&size));
+    dims.push_back(size);
+    dynamic.push_back(is_dynamic);
+    any_dynamic |= is_dynamic;
+    return absl::OkStatus();
+  }));
+  if (!IsArrayType(*type) && !dims.empty()) {
+    return Error(Cat(PrimitiveTypeName(*type), " shapes have no dimensions"));
+  }
+  *shape = Shape(*type, dims);
+  if (any_dynamic) {
+    for (size_t i = 0; i < dynamic.size(); ++i) {
+      if (dynamic[i]) shape->set_dynamic_dimension(static_cast<int64_t>(i), true);
+    }
+  }
+  if (kind() == TokKind::kLbrace) {
+    TokKind next = lexer_.Peek().kind;
+    if (next == TokKind::kInt || next == TokKind::kColon || next == TokKind::kRbrace) {
+      return ParseLayout(shape);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseLayout(Shape* shape) {
+  size_t offset = tok().offset;
+  XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
+  Layout layout;
+  while (kind() == TokKind::kInt) {
+    int64_t d = 0;
+    XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&d));
+    layout.minor_to_major.push_back(d);
+    if (!Consume(TokKind::kComma)) break;
+  }
+  if (Consume(TokKind::kColon)) XLITE_RETURN_IF_ERROR(ParseLayoutExtras(&layout));
+  XLITE_RETURN_IF_ERROR(Expect(TokKind::kRbrace, "'}' closing the layout"));
+  if (shape->IsArray() &&
+      static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
+    return ErrorAt(offset, Cat("layout has ", layout.minor_to_major.size(),
+                                        " dimensions but the shape has rank ",
+                                        shape->rank()));
+  }
+  if (shape->IsArray()) {
+    std::vector<bool> seen(layout.minor_to_major.size(), false);
+    for (int64_t d : layout.minor_to_major) {
+      if (d >= shape->rank() || seen[d]) {
+        return ErrorAt(offset, "layout minor_to_major is not a permutation of the dimensions");
+      }
+      seen[d] = true;
+    }
+  }
+  shape->set_layout(std::move(layout));
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseLayoutExtras(Layout* layout) {
+  auto parse_type = [&](PrimitiveType* type) -> absl::Status {
+    XLITE_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'('"));
+    std::optional<PrimitiveType> t =
+        kind() == TokKind::kIdent ? TypeFromName(tok().text) : std::nullopt;
+    if (!t) return Expected("an element type");
+    *type = *t;
+    Advance();
+    return Expect(TokKind::kRparen, "')'");
+  };
+  auto parse_one_int = [&](int64_t* v) -> absl::Status {
+    XLITE_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'('"));
+    XLITE_RETURN_IF_ERROR(ParseInt(v));
+    return Expect(TokKind::kRparen, "')'");
+  };
+  while (kind() != TokKind::kRbrace) {
+    if (Consume(TokKind::kHash)) {
+      XLITE_RETURN_IF_ERROR(parse_type(&layout->mutable_extras()->index_primitive_type));
+      continue;
+    }
+    if (Consume(TokKind::kStar)) {
+      XLITE_RETURN_IF_ERROR(parse_type(&layout->mutable_extras()->pointer_primitive_type));
+      continue;
+    }
+    if (kind() != TokKind::kIdent) return Expected("a layout attribute");
+    std::string_view key = tok().text;
+    size_t key_offset = tok().offset;
+    Advance();
+    LayoutExtras* extras = layout->mutable_extras();
+    if (key == "D") {
+      XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
+                                           [&]() -> absl::Status {
+        DimLevel level;
+        std::string_view name;
+        XLITE_RETURN_IF_ERROR(ParseIdentifier(&name));
+        if (name == "D") {
+          level.type = DimLevelType::kDense;
+        } else if (name == "C") {
+          level.type = DimLevelType::kCompressed;
+        } else if (name == "S") {
+          level.type = DimLevelType::kSingleton;
+        } else if (name == "H") {
+          level.type = DimLevelType::kLooseCompressed;
+        } else {
+          return Error(Cat("unknown dimension level type '", name, "'"));
+        }
+        while (true) {
+          if (Consume(TokKind::kPlus)) {
+            level.unique = false;
+          } else if (Consume(TokKind::kTilde)) {
+            level.ordered = false;
+          } else {
+            break;
+          }
+        }
+        extras->dim_levels.push_back(level);
+        return absl::OkStatus();
+      }));
+    } else if (key == "T") {
+      if (kind() != TokKind::kLparen) return Expected("'(' starting a tile");
+      while (kind() == TokKind::kLparen) {
+        Tile tile;
+        XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
+                                             [&]() -> absl::Status {
+          if (Consume(TokKind::kStar)) {
+            tile.dimensions.push_back(Tile::kCombineDimension);
+            return absl::OkStatus();
+          }
+          int64_t d = 0;
+          XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&d));
+          tile.dimensions.push_back(d);
+          return absl::OkStatus();
+        }));
+        extras->tiles.push_back(std::move(tile));
+      }
+    } else if (key == "L") {
+      XLITE_RETURN_IF_ERROR(parse_one_int(&extras->tail_padding_alignment_in_elements));
+    } else if (key == "E") {
+      XLITE_RETURN_IF_ERROR(parse_one_int(&extras->element_size_in_bits));
+    } else if (key == "S") {
+      XLITE_RETURN_IF_ERROR(parse_one_int(&extras->memory_space));
+    } else if (key == "M") {
+      XLITE_RETURN_IF_ERROR(parse_one_int(&extras->dynamic_shape_metadata_prefix_bytes));
+    } else if (key == "SC") {
+      if (kind() != TokKind::kLparen) return Expected("'(' starting a split config");
+      while (Consume(TokKind::kLparen)) {
+        SplitConfig config;
+        XLITE_RETURN_IF_ERROR(ParseInt(&config.dimension));
+        XLITE_RETURN_IF_ERROR(Expect(TokKind::kColon, "':'"));
+        while (true) {
+          int64_t i = 0;
+          XLITE_RETURN_IF_ERROR(ParseInt(&i));
+          config.split_indices.push_back(i);
+          if (!Consume(TokKind::kComma)) break;
+        }
+        XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));
+        extras->split_configs.push_back(std::move(config));
+      }
+    } else if (key == "P") {
+      XLITE_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'('"));
+      Shape physical;
+      XLITE_RETURN_IF_ERROR(ParseShape(&physical));
+      XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));
+      extras->physical_shape = std::make_shared<const Shape>(std::move(physical));
+    } else {
+      return ErrorAt(key_offset, Cat("unknown layout attribute '", key, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseShapeList(std::vector<Shape>* shapes) {
+  shapes->clear();
+  return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&] {
+    shapes->emplace_back();
+    return ParseShape(&shapes->back());
+  });
+}
+
+absl::Status HloTextParser::ParseEntryLayout(ModuleConfig* config) {
+  XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
+  std::vector<Shape> params;
+  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&] {
+    params.emplace_back();
+    return ParseShape(&params.back());
+  }));
+  XLITE_RETURN_IF_ERROR(Expect(TokKind::kArrow, "'->'"));
+  Shape result;
+  XLITE_RETURN_IF_ERROR(ParseShape(&result));
+  XLITE_RETURN_IF_ERROR(Expect(TokKind::kRbrace, "'}'"));
+  config->entry_parameter_layouts = std::move(params);
+  config->entry_result_layout = std::move(result);
+  return absl::OkStatus();
+}
+
+}  // namespace xlite

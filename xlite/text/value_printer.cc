@@ -1,0 +1,330 @@
+// Text of HLO values: numbers, strings, literals, shardings, metadata and
+// frontend attributes.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/escaping.h"
+#include "xlite/ir/float_format.h"
+#include "xlite/text/printer_internal.h"
+
+namespace xlite::printer_internal {
+namespace {
+
+void AppendUnsigned(uint64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+// Mantissa payload of a NaN in the parser's `nan(0x..)` convention (f32 and
+// f64 only); 0 for the canonical quiet NaN or other types.
+uint64_t NanPayload(double value, PrimitiveType type) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint64_t mantissa = bits & 0x000fffffffffffffull;
+  if (type == PrimitiveType::F64) return mantissa == 0x0008000000000000ull ? 0 : mantissa;
+  if (type == PrimitiveType::F32) {
+    uint64_t payload = mantissa >> 29;
+    return payload == 0x400000 ? 0 : payload;
+  }
+  return 0;
+}
+
+void AppendArrayElement(const Literal& literal, int64_t i, std::string* out) {
+  PrimitiveType type = literal.shape().element_type();
+  switch (KindOf(type)) {
+    case TypeKind::kPred:
+      out->append(literal.GetInt64(i) != 0 ? "true" : "false");
+      return;
+    case TypeKind::kSignedInt:
+      AppendInt(literal.GetInt64(i), out);
+      return;
+    case TypeKind::kUnsignedInt:
+      AppendUnsigned(static_cast<uint64_t>(literal.GetInt64(i)), out);
+      return;
+    case TypeKind::kFloat:
+      AppendFloat(literal.GetDouble(i), type, out);
+      return;
+    case TypeKind::kComplex: {
+      std::complex<double> c = literal.GetComplex(i);
+      PrimitiveType part = ComplexComponentType(type);
+      out->push_back('(');
+      AppendFloat(c.real(), part, out);
+      out->append(", ");
+      AppendFloat(c.imag(), part, out);
+      out->push_back(')');
+      return;
+    }
+    default:
+      XLITE_CHECK(false);
+  }
+}
+
+// Dimension `dim` of an array literal starting at linear element `*next`:
+// rank 1 prints `{a, b}`, higher ranks `{ { a, b }, { c, d } }` as XLA does.
+void AppendArrayLevel(const Literal& literal, int64_t dim, int64_t* next, std::string* out) {
+  const Shape& shape = literal.shape();
+  int64_t size = shape.dimensions(dim);
+  bool spaced = shape.rank() > 1;
+  if (size == 0) {
+    out->append("{}");
+    return;
+  }
+  out->append(spaced ? "{ " : "{");
+  for (int64_t i = 0; i < size; ++i) {
+    if (i > 0) out->append(", ");
+    if (dim + 1 == shape.rank()) {
+      AppendArrayElement(literal, (*next)++, out);
+    } else {
+      AppendArrayLevel(literal, dim + 1, next, out);
+    }
+  }
+  out->append(spaced ? " }" : "}");
+}
+
+void AppendShardingItems(const HloSharding& s, std::string* out) {
+  using Kind = HloSharding::Kind;
+  switch (s.kind()) {
+    case Kind::kReplicated: out->append("replicated"); break;
+    case Kind::kManual: out->append("manual"); break;
+    case Kind::kUnknown: out->append("unknown"); break;
+    case Kind::kUnreduced: out->append("unreduced"); break;
+    case Kind::kMaximal:
+      out->append("maximal device=");
+      AppendInt(s.maximal_device(), out);
+      break;
+    case Kind::kTiled: {
+      const TileAssignment& t = s.tile_assignment();
+      out->append("devices=[");
+      for (size_t i = 0; i < t.dims().size(); ++i) {
+        if (i > 0) out->push_back(',');
+        AppendInt(t.dims()[i], out);
+      }
+      out->push_back(']');
+      if (t.is_iota()) {
+        out->append("<=[");
+        for (size_t i = 0; i < t.reshape_dims().size(); ++i) {
+          if (i > 0) out->push_back(',');
+          AppendInt(t.reshape_dims()[i], out);
+        }
+        out->push_back(']');
+        if (t.reshape_dims().size() > 1) {
+          out->append("T(");
+          for (size_t i = 0; i < t.transpose_perm().size(); ++i) {
+            if (i > 0) out->push_back(',');
+            AppendInt(t.transpose_perm()[i], out);
+          }
+          out->push_back(')');
+        }
+      } else {
+        const std::vector<int64_t>& devices = t.explicit_devices();
+        for (size_t i = 0; i < devices.size(); ++i) {
+          if (i > 0) out->push_back(',');
+          AppendInt(devices[i], out);
+        }
+      }
+      if (s.replicate_on_last_tile_dim()) out->append(" last_tile_dim_replicate");
+      if (!s.subgroup_types().empty()) {
+        out->append(" last_tile_dims={");
+        static constexpr const char* kNames[] = {"replicated", "manual", "maximal",
+                                                 "unreduced"};
+        for (size_t i = 0; i < s.subgroup_types().size(); ++i) {
+          if (i > 0) out->append(", ");
+          out->append(kNames[static_cast<int>(s.subgroup_types()[i])]);
+        }
+        out->push_back('}');
+      }
+      break;
+    }
+    case Kind::kTuple:
+      XLITE_CHECK(false);
+  }
+  if (s.shard_group()) {
+    out->append(s.shard_group()->shard_as ? " shard_as " : " shard_like ");
+    AppendInt(s.shard_group()->id, out);
+  }
+  if (!s.metadata().empty()) {
+    out->append(" metadata=");
+    if (s.metadata().size() == 1) {
+      AppendMetadataText(s.metadata()[0], out);
+    } else {
+      out->push_back('{');
+      for (size_t i = 0; i < s.metadata().size(); ++i) {
+        if (i > 0) out->append(", ");
+        AppendMetadataText(s.metadata()[i], out);
+      }
+      out->push_back('}');
+    }
+  }
+}
+
+}  // namespace
+
+void AppendInt(int64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void AppendIntList(absl::Span<const int64_t> values, std::string* out) {
+  out->push_back('{');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendInt(values[i], out);
+  }
+  out->push_back('}');
+}
+
+void AppendShapeIndex(absl::Span<const int64_t> index, std::string* out) {
+  AppendIntList(index, out);
+}
+
+void AppendQuoted(std::string_view text, std::string* out) {
+  out->push_back('"');
+  out->append(absl::CEscape(absl::string_view(text.data(), text.size())));
+  out->push_back('"');
+}
+
+void AppendFloat(double value, PrimitiveType type, std::string* out) {
+  if (std::isnan(value)) {
+    if (std::signbit(value)) out->push_back('-');
+    out->append("nan");
+    if (uint64_t payload = NanPayload(value, type)) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "(0x%llx)", static_cast<unsigned long long>(payload));
+      out->append(buf);
+    }
+    return;
+  }
+  if (std::isinf(value)) {
+    out->append(value < 0 ? "-inf" : "inf");
+    return;
+  }
+  char buf[64];
+  if (type == PrimitiveType::F64) {
+    auto r = std::to_chars(buf, buf + sizeof buf, value);
+    out->append(buf, r.ptr);
+    return;
+  }
+  if (type == PrimitiveType::F32) {
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(value));
+    out->append(buf, r.ptr);
+    return;
+  }
+  // Narrow types: small integers as such (`65504`, not `6.55e+04`), else the
+  // fewest significant digits that encode back to the same bits.
+  if (value == std::trunc(value) && std::fabs(value) < 1e6) {
+    int n = std::snprintf(buf, sizeof buf, "%.0f", value);
+    out->append(buf, n);
+    return;
+  }
+  uint64_t bits = EncodeFloat(value, type);
+  for (int precision = 1; precision <= 17; ++precision) {
+    int n = std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (EncodeFloat(std::strtod(buf, nullptr), type) == bits || precision == 17) {
+      out->append(buf, n);
+      return;
+    }
+  }
+}
+
+void AppendLiteralText(const Literal& literal, std::string* out) {
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
+    out->push_back('(');
+    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+      if (i > 0) out->append(", ");
+      AppendLiteralText(literal.tuple_elements()[i], out);
+    }
+    out->push_back(')');
+    return;
+  }
+  if (shape.rank() == 0) {
+    AppendArrayElement(literal, 0, out);
+    return;
+  }
+  int64_t next = 0;
+  AppendArrayLevel(literal, 0, &next, out);
+}
+
+void AppendShardingText(const HloSharding& sharding, std::string* out) {
+  out->push_back('{');
+  if (sharding.IsTuple()) {
+    const auto& elements = sharding.tuple_elements();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (i > 0) out->append(", ");
+      if (i > 0 && i % 5 == 0) {
+        out->append("/*index=");
+        AppendInt(static_cast<int64_t>(i), out);
+        out->append("*/");
+      }
+      AppendShardingText(elements[i], out);
+    }
+  } else {
+    AppendShardingItems(sharding, out);
+  }
+  out->push_back('}');
+}
+
+void AppendMetadataText(const OpMetadata& m, std::string* out) {
+  out->push_back('{');
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out->push_back(' ');
+    first = false;
+  };
+  auto str = [&](const char* key, const std::string& v) {
+    if (v.empty()) return;
+    sep();
+    out->append(key);
+    out->push_back('=');
+    AppendQuoted(v, out);
+  };
+  auto num = [&](const char* key, int64_t v) {
+    if (v == 0) return;
+    sep();
+    out->append(key);
+    out->push_back('=');
+    AppendInt(v, out);
+  };
+  str("op_type", m.op_type);
+  str("op_name", m.op_name);
+  str("source_file", m.source_file);
+  num("source_line", m.source_line);
+  num("source_end_line", m.source_end_line);
+  num("source_column", m.source_column);
+  num("source_end_column", m.source_end_column);
+  if (!m.profile_type.empty()) {
+    sep();
+    out->append("profile_type=");
+    AppendIntList(m.profile_type, out);
+  }
+  str("deduplicated_name", m.deduplicated_name);
+  if (m.preserve_layout) {
+    sep();
+    out->append("preserve_layout=true");
+  }
+  str("scheduling_name", m.scheduling_name);
+  num("stack_frame_id", m.stack_frame_id);
+  out->push_back('}');
+}
+
+void AppendFrontendAttributesText(const FrontendAttributes& attrs, std::string* out) {
+  out->push_back('{');
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->append(attrs[i].key);
+    out->push_back('=');
+    if (attrs[i].is_json) {
+      out->append(attrs[i].value);
+    } else {
+      AppendQuoted(attrs[i].value, out);
+    }
+  }
+  out->push_back('}');
+}
+
+}  // namespace xlite::printer_internal

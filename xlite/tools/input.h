@@ -1,0 +1,49 @@
+// Reading the modules a subcommand works on: a file or `-` (stdin), whole or
+// split on `// -----` lines, each piece parsed with positions in the file.
+#ifndef XLITE_TOOLS_INPUT_H_
+#define XLITE_TOOLS_INPUT_H_
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xlite/ir/module.h"
+
+namespace xlite::tools {
+
+// The input options every subcommand takes.
+struct InputOptions {
+  std::string path;
+  bool split_input_file = false;
+};
+// Adds the positional `input` (a path or `-`) and `--split-input-file`.
+void AddInputOptions(CLI::App& command, InputOptions* options);
+
+// The text of one input and the name used in error messages.
+struct Source {
+  std::string name;
+  std::string text;
+};
+// Reads a file, or stdin for `-`.
+absl::StatusOr<Source> ReadSource(const std::string& path);
+
+struct LoadedModule {
+  std::unique_ptr<HloModule> module;
+  // `file:line` where the module's text starts, for errors found later.
+  std::string location;
+};
+// Reads and parses the input. Every chunk is parsed even after a failing one,
+// so that one run reports all errors (on stderr). Returns false when the
+// input could not be read or any chunk failed to parse.
+bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules);
+
+// Writes one error line (or block) to stderr.
+void PrintError(absl::string_view message);
+
+}  // namespace xlite::tools
+
+#endif  // XLITE_TOOLS_INPUT_H_

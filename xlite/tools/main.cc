@@ -1,0 +1,24 @@
+// The `xlite` command line: one subcommand per *_command.cc.
+#include <CLI/CLI.hpp>
+
+#include "xlite/tools/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace xlite::tools;
+  CLI::App app{"xlite: tools for XLA's HLO text format.\n"
+               "Exit codes: 0 ok, 1 invalid input, 2 usage error.",
+               "xlite"};
+  app.require_subcommand(1);
+  int exit_code = kExitOk;
+  AddFmtCommand(app, &exit_code);
+  AddVerifyCommand(app, &exit_code);
+  AddStatsCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // CLI11 prints the help text or the error; --help is a success, any other
+    // parse failure is a usage error whatever code CLI11 would pick.
+    return app.exit(error) == 0 ? kExitOk : kExitUsage;
+  }
+  return exit_code;
+}
