@@ -48,6 +48,14 @@ void CheckExplicitGroups(const HloInstruction& inst, const ReplicaGroups& groups
   }
 }
 
+void CheckIdCount(const HloInstruction& inst, const char* form, int64_t count,
+                  int64_t bound, ErrorSink& errors) {
+  if (bound > 1 && count > bound) {
+    errors.Add(inst, absl::StrCat(form, " replica_groups address ", count,
+                                  " ids, more than the ", bound, " available"));
+  }
+}
+
 void CheckIotaGroups(const HloInstruction& inst, const ReplicaGroups& groups, int64_t bound,
                      ErrorSink& errors) {
   int64_t product = 1;
@@ -57,10 +65,33 @@ void CheckIotaGroups(const HloInstruction& inst, const ReplicaGroups& groups, in
     errors.Add(inst, absl::StrCat("iota replica_groups [", groups.num_groups, ",",
                                   groups.group_size, "] does not match its ", product,
                                   " devices"));
-  } else if (bound > 1 && product > bound) {
-    errors.Add(inst, absl::StrCat("iota replica_groups address ", product,
-                                  " ids, more than the ", bound, " available"));
+  } else {
+    CheckIdCount(inst, "iota", product, bound, errors);
   }
+}
+
+// The parser validates meshes; a built one may still select a missing axis.
+void CheckMeshGroups(const HloInstruction& inst, const ReplicaGroups& groups, int64_t bound,
+                     ErrorSink& errors) {
+  const int64_t rank = static_cast<int64_t>(groups.mesh_axes.size());
+  std::vector<bool> selected(rank, false);
+  for (int64_t axis : groups.mesh_selected) {
+    if (axis < 0 || axis >= rank || selected[axis]) {
+      errors.Add(inst, absl::StrCat("mesh replica_groups select axis ", axis,
+                                    " twice or outside [0, ", rank, ")"));
+      return;
+    }
+    selected[axis] = true;
+  }
+  int64_t devices = 1;
+  for (const MeshAxis& axis : groups.mesh_axes) {
+    if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
+      errors.Add(inst, absl::StrCat("mesh axis '", axis.name, "' has invalid size ", axis.size));
+      return;
+    }
+    devices *= axis.size;
+  }
+  CheckIdCount(inst, "mesh", devices, bound, errors);
 }
 
 void CheckPairsInRange(const HloInstruction& inst, int64_t bound, ErrorSink& errors) {
@@ -100,6 +131,8 @@ void CheckCollective(const HloInstruction& inst, const ModuleConfig& config, Err
   int64_t bound = GroupIdBound(mode, config);
   if (a.replica_groups.is_iota) {
     CheckIotaGroups(inst, a.replica_groups, bound, errors);
+  } else if (a.replica_groups.is_mesh()) {
+    CheckMeshGroups(inst, a.replica_groups, bound, errors);
   } else if (!a.replica_groups.groups.empty()) {
     CheckExplicitGroups(inst, a.replica_groups, bound, errors);
   } else if (mode == CollectiveGroupMode::kFlattenedId) {

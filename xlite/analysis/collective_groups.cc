@@ -45,6 +45,13 @@ std::optional<int64_t> GroupSizeOf(const HloInstruction& inst) {
   int64_t size = 0;
   if (groups.is_iota) {
     size = groups.group_size;
+  } else if (groups.is_mesh()) {
+    // Product of the selected axes, without materialising the groups.
+    size = 1;
+    for (int64_t axis : groups.mesh_selected) {
+      if (axis < 0 || axis >= static_cast<int64_t>(groups.mesh_axes.size())) return std::nullopt;
+      size *= groups.mesh_axes[axis].size;
+    }
   } else if (!groups.groups.empty()) {
     size = static_cast<int64_t>(groups.groups[0].size());
   } else {

@@ -177,6 +177,7 @@ absl::StatusOr<Shape> InferMap(const HloInstruction& inst) {
   XLITE_ASSIGN_OR_RETURN(const HloComputation* comp, Called(inst, 0, "to_apply"));
   XLITE_RETURN_IF_ERROR(CheckSignature(comp, "map", params, nullptr));
   XLITE_ASSIGN_OR_RETURN(Shape root, RootShape(comp));
+  if (root.IsTuple() && root.tuple_size() == 1) root = Shape(root.tuple_shapes(0));
   if (!root.IsScalar()) return InvalidArgument("map computation must return a scalar");
   return Shape(root.element_type(), x.dimensions());
 }

@@ -280,6 +280,43 @@ TEST(VerifierTest, ReportsReplicaGroupProblems) {
               HasSubstr("replica_groups must have equal sizes"));
 }
 
+// A buffer reads as the array it holds, so it may alias an array operand.
+TEST(VerifierTest, BufferShapesAliasTheirArray) {
+  EXPECT_EQ(VerifyErrors(R"(HloModule m
+ENTRY %main {
+  %c = f32[4] constant({1, 2, 3, 4})
+  %b = b(f32[4]) custom-call(%c), custom_call_target="Pin", output_to_operand_aliasing={{}: (0, {})}
+  ROOT %n = f32[4] custom-call(%b), custom_call_target="Unpin"
+})"),
+            "");
+  EXPECT_THAT(VerifyErrors(R"(HloModule m
+ENTRY %main {
+  %c = f32[4] constant({1, 2, 3, 4})
+  ROOT %b = b(f32[3]) custom-call(%c), custom_call_target="Pin", output_to_operand_aliasing={{}: (0, {})}
+})"),
+              HasSubstr("output_to_operand_aliasing pairs shapes that do not match"));
+}
+
+TEST(VerifierTest, MeshReplicaGroupsGiveTheGroupSize) {
+  std::string prefix = absl::StrCat("HloModule m, replica_count=4\n", kAdd);
+  EXPECT_EQ(VerifyErrors(absl::StrCat(prefix, R"(ENTRY %main {
+  %p = f32[4] parameter(0)
+  %g = f32[8] all-gather(%p), replica_groups=mesh['a'=2,'b'=2] {'b'}, dimensions={0}
+  ROOT %r = f32[8] all-reduce(%g), replica_groups=mesh['a'=2,'b'=2] {'a','b'}, to_apply=%add
+})")),
+            "");
+  EXPECT_THAT(VerifyErrors(absl::StrCat(prefix, R"(ENTRY %main {
+  %p = f32[4] parameter(0)
+  ROOT %g = f32[16] all-gather(%p), replica_groups=mesh['a'=2,'b'=2] {'b'}, dimensions={0}
+})")),
+              HasSubstr("%g in computation %main"));
+  EXPECT_THAT(VerifyErrors(absl::StrCat(prefix, R"(ENTRY %main {
+  %p = f32[4] parameter(0)
+  ROOT %r = f32[4] all-reduce(%p), replica_groups=mesh['a'=4,'b'=2] {'b'}, to_apply=%add
+})")),
+              HasSubstr("mesh replica_groups address 8 ids, more than the 4 available"));
+}
+
 TEST(VerifierTest, ReportsChannelAndPairProblems) {
   EXPECT_THAT(VerifyErrors(R"(HloModule m, num_partitions=2
 ENTRY %main {

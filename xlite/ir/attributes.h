@@ -22,6 +22,8 @@ using ShapeIndex = std::vector<int64_t>;
 
 enum class ComparisonDirection : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 enum class ComparisonType : uint8_t { kFloat, kTotalOrder, kSigned, kUnsigned };
+// The comparison type XLA assumes when `type=` is left out.
+ComparisonType DefaultComparisonType(PrimitiveType operand_type);
 
 struct DotDimensions {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
@@ -80,14 +82,27 @@ struct ScatterDimensions {
 };
 
 // replica_groups: explicit `{{0,1},{2,3}}` or iota `[g,s]<=[dims]T(perm)`.
+struct MeshAxis {
+  std::string name;
+  int64_t size = 0;
+  bool operator==(const MeshAxis&) const = default;
+};
+
 struct ReplicaGroups {
   bool is_iota = false;
   std::vector<std::vector<int64_t>> groups;  // explicit form
   int64_t num_groups = 0, group_size = 0;    // iota form
   std::vector<int64_t> iota_reshape, iota_perm;
-  // The groups as lists of ids (materialises the iota form).
+  // Mesh form `mesh['a'=2,'b'=2] {'b'}`: devices are numbered row-major over
+  // the mesh, and a group holds the devices that differ only along the
+  // selected axes (indices into mesh_axes, in the written order).
+  std::vector<MeshAxis> mesh_axes;
+  std::vector<int64_t> mesh_selected;
+  bool is_mesh() const { return !mesh_axes.empty(); }
+  // The groups as lists of ids (materialises the iota and mesh forms; empty
+  // for a mesh that selects a missing axis or has a non-positive size).
   std::vector<std::vector<int64_t>> Groups() const;
-  bool empty() const { return !is_iota && groups.empty(); }
+  bool empty() const { return !is_iota && !is_mesh() && groups.empty(); }
   bool operator==(const ReplicaGroups&) const = default;
 };
 

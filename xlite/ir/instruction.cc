@@ -142,8 +142,12 @@ void EraseValue(Vec& v, HloInstruction* x) {
 }
 
 template <typename Vec>
+bool Contains(const Vec& v, const HloInstruction* x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+template <typename Vec>
 void PushUnique(Vec& v, HloInstruction* x) {
-  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  if (!Contains(v, x)) v.push_back(x);
 }
 
 const RareInstructionFields& EmptyRare() {
@@ -163,19 +167,20 @@ RareInstructionFields* HloInstruction::rare() {
   return rare_.get();
 }
 
+// `this` is among an operand's users exactly when the operand is among its
+// operands, so the short operand list tells whether the user is already
+// recorded (scanning users_ was quadratic for values with thousands of users).
 void HloInstruction::AppendOperand(HloInstruction* operand) {
+  if (!Contains(operands_, operand)) operand->users_.push_back(this);
   operands_.push_back(operand);
-  PushUnique(operand->users_, this);
 }
 
 void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) {
   HloInstruction* old = operands_[i];
   if (old == new_operand) return;
+  if (!Contains(operands_, new_operand)) new_operand->users_.push_back(this);
   operands_[i] = new_operand;
-  if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
-    EraseValue(old->users_, this);
-  }
-  PushUnique(new_operand->users_, this);
+  if (!Contains(operands_, old)) EraseValue(old->users_, this);
 }
 
 void HloInstruction::ReplaceAllUsesWith(HloInstruction* other) {

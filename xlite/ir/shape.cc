@@ -233,6 +233,7 @@ Shape Shape::Tuple(std::vector<Shape> elements) {
 Shape::Shape(const Shape& other)
     : element_type_(other.element_type_),
       owns_layout_(other.owns_layout_),
+      is_buffer_(other.is_buffer_),
       dims_(other.dims_),
       layout_(other.owns_layout_ ? new Layout(*other.layout_) : other.layout_),
       rare_(other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr) {}
@@ -248,6 +249,7 @@ Shape& Shape::operator=(const Shape& other) {
 Shape::Shape(Shape&& other) noexcept
     : element_type_(other.element_type_),
       owns_layout_(other.owns_layout_),
+      is_buffer_(other.is_buffer_),
       dims_(std::move(other.dims_)),
       layout_(other.layout_),
       rare_(std::move(other.rare_)) {
@@ -260,6 +262,7 @@ Shape& Shape::operator=(Shape&& other) noexcept {
     ResetLayout();
     element_type_ = other.element_type_;
     owns_layout_ = other.owns_layout_;
+    is_buffer_ = other.is_buffer_;
     dims_ = std::move(other.dims_);
     layout_ = other.layout_;
     rare_ = std::move(other.rare_);
@@ -370,29 +373,30 @@ bool SameDynamicBits(const Shape& a, const Shape& b) {
   return true;
 }
 
-bool ShapesEqual(const Shape& a, const Shape& b, bool compare_layouts) {
+// `strict` compares layouts and buffer marks too.
+bool ShapesEqual(const Shape& a, const Shape& b, bool strict) {
   if (a.element_type() != b.element_type()) return false;
   if (a.IsTuple()) {
     if (a.tuple_size() != b.tuple_size()) return false;
     for (int64_t i = 0; i < a.tuple_size(); ++i) {
-      if (!ShapesEqual(a.tuple_shapes(i), b.tuple_shapes(i), compare_layouts)) return false;
+      if (!ShapesEqual(a.tuple_shapes(i), b.tuple_shapes(i), strict)) return false;
     }
     return true;
   }
   if (!(a.dimensions() == b.dimensions()) || !SameDynamicBits(a, b)) return false;
-  if (!compare_layouts) return true;
-  if (a.has_layout() != b.has_layout()) return false;
+  if (!strict) return true;
+  if (a.is_buffer() != b.is_buffer() || a.has_layout() != b.has_layout()) return false;
   return !a.has_layout() || &a.layout() == &b.layout() || a.layout() == b.layout();
 }
 
 }  // namespace
 
 bool Shape::operator==(const Shape& other) const {
-  return ShapesEqual(*this, other, /*compare_layouts=*/true);
+  return ShapesEqual(*this, other, /*strict=*/true);
 }
 
 bool Shape::Compatible(const Shape& other) const {
-  return ShapesEqual(*this, other, /*compare_layouts=*/false);
+  return ShapesEqual(*this, other, /*strict=*/false);
 }
 
 bool Shape::SameDimensions(const Shape& other) const {
@@ -415,6 +419,14 @@ void Shape::AppendTo(std::string* out, bool print_layout) const {
       }
       elements[i].AppendTo(out, print_layout);
     }
+    out->push_back(')');
+    return;
+  }
+  if (is_buffer_) {  // rare: print the held array through a plain copy
+    Shape array(*this);
+    array.is_buffer_ = false;
+    out->append("b(");
+    array.AppendTo(out, print_layout);
     out->push_back(')');
     return;
   }

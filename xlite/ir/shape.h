@@ -106,6 +106,10 @@ class Shape {
   bool IsOpaque() const { return element_type_ == PrimitiveType::OPAQUE_TYPE; }
   bool IsArray() const { return IsArrayType(element_type_); }
   bool IsScalar() const { return IsArray() && dims_.empty(); }
+  // XLA's buffer type `b(f32[2,4])`: a mutable buffer holding an array. The
+  // shape otherwise reads as that array; only ==, AppendTo and the text see it.
+  bool is_buffer() const { return is_buffer_; }
+  void set_buffer(bool buffer) { is_buffer_ = buffer; }
 
   // Array accessors.
   int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
@@ -152,9 +156,11 @@ class Shape {
   Shape& operator=(Shape&& other) noexcept;
   ~Shape();
 
-  // Equal element types, dimensions, dynamic bits, layouts and tuple elements.
+  // Equal element types, dimensions, dynamic bits, layouts, buffer marks and
+  // tuple elements.
   bool operator==(const Shape& other) const;
-  // Same as ==, but layouts are ignored.
+  // Same as ==, but layouts and buffer marks are ignored (XLA lets a buffer
+  // alias an operand holding the same array).
   bool Compatible(const Shape& other) const;
   // Same element type and dimensions (arrays) — what elementwise ops need.
   bool SameDimensions(const Shape& other) const;
@@ -179,6 +185,7 @@ class Shape {
   // immutable interned layout shared by every shape with the same one (most
   // dumps use a handful of layouts, so this saves one allocation per shape).
   bool owns_layout_ = false;
+  bool is_buffer_ = false;
   DimVector dims_;
   const Layout* layout_ = nullptr;
   std::unique_ptr<Rare> rare_;

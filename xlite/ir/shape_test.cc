@@ -145,6 +145,21 @@ TEST(ShapeTest, LayoutDefaultAndExtrasEquality) {
   EXPECT_EQ(s.ToString(), "f32[16]{0:S(5)}");
 }
 
+TEST(ShapeTest, BufferMarkPrintsAndCompares) {
+  Shape array = WithLayout(Shape(PT::F32, {2, 4}), Layout({1, 0}));
+  Shape buffer = array;
+  buffer.set_buffer(true);
+  EXPECT_TRUE(buffer.is_buffer());
+  EXPECT_EQ(buffer.ToString(), "b(f32[2,4]{1,0})");
+  EXPECT_EQ(buffer.ToString(/*print_layout=*/false), "b(f32[2,4])");
+  EXPECT_FALSE(buffer == array);
+  EXPECT_TRUE(buffer.Compatible(array));
+  Shape moved = std::move(buffer);
+  EXPECT_TRUE(moved.is_buffer());
+  EXPECT_EQ(Shape::Tuple({moved, Shape::Scalar(PT::S32)}).ToString(),
+            "(b(f32[2,4]{1,0}), s32[])");
+}
+
 TEST(ShapeTest, StaysSmall) {
   // Every instruction holds a Shape; a parsed 50k-instruction module must fit
   // in 16 MB, so growth here needs a reason.

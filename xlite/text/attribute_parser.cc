@@ -86,7 +86,7 @@ absl::Status HloTextParser::ParseAttributes(std::initializer_list<AttrSpec> spec
                                             const AttrSpec* extra) {
   absl::InlinedVector<bool, 16> seen(specs.size() + 1, false);
   absl::InlinedVector<std::string_view, 4> seen_common;
-  while (kind() == TokKind::kComma) {
+  while (!in_nested_operand_ && kind() == TokKind::kComma) {
     Advance();
     if (kind() != TokKind::kAttrName) return Expected("an attribute name=");
     std::string_view name = tok().text;
@@ -444,7 +444,10 @@ absl::Status HloTextParser::ParseReplicaGroups(ReplicaGroups* groups) {
   *groups = ReplicaGroups();
   if (kind() == TokKind::kLbrace) return ParseIntListList(&groups->groups);
   size_t offset = tok().offset;
-  if (AtIdent("mesh")) return NotSupportedAt(offset, "mesh replica groups");
+  if (AtIdent("mesh")) {
+    Advance();
+    return ParseMeshReplicaGroups(offset, groups);
+  }
   std::vector<int64_t> shape;
   XLITE_RETURN_IF_ERROR(ParseBracketIntList(&shape));
   if (shape.size() != 2) return ErrorAt(offset, "iota replica groups need [num_groups,group_size]");
@@ -480,6 +483,55 @@ absl::Status HloTextParser::ParseReplicaGroups(ReplicaGroups* groups) {
   return absl::OkStatus();
 }
 
+absl::Status HloTextParser::ParseMeshReplicaGroups(size_t offset, ReplicaGroups* groups) {
+  // The printer quotes names with '...' and does not escape them.
+  auto axis_name = [&](std::string* name) -> absl::Status {
+    size_t name_offset = tok().offset;
+    XLITE_RETURN_IF_ERROR(ParseString(name));
+    if (name->empty() || name->find_first_of("'\\") != std::string::npos) {
+      return ErrorAt(name_offset, "mesh axis names must be non-empty and free of quotes");
+    }
+    return absl::OkStatus();
+  };
+  int64_t devices = 1;
+  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[",
+                                       [&]() -> absl::Status {
+    MeshAxis axis;
+    size_t axis_offset = tok().offset;
+    XLITE_RETURN_IF_ERROR(axis_name(&axis.name));
+    XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
+    XLITE_RETURN_IF_ERROR(ParseInt(&axis.size));
+    for (const MeshAxis& other : groups->mesh_axes) {
+      if (other.name == axis.name) {
+        return ErrorAt(axis_offset, Cat("duplicate mesh axis '", axis.name, "'"));
+      }
+    }
+    if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
+      return ErrorAt(axis_offset, "invalid mesh axis size");
+    }
+    devices *= axis.size;
+    groups->mesh_axes.push_back(std::move(axis));
+    return absl::OkStatus();
+  }));
+  if (groups->mesh_axes.empty()) return ErrorAt(offset, "a mesh needs at least one axis");
+  return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+    std::string name;
+    size_t name_offset = tok().offset;
+    XLITE_RETURN_IF_ERROR(axis_name(&name));
+    auto& axes = groups->mesh_axes;
+    auto it = std::find_if(axes.begin(), axes.end(),
+                           [&](const MeshAxis& a) { return a.name == name; });
+    if (it == axes.end()) return ErrorAt(name_offset, Cat("no mesh axis '", name, "'"));
+    int64_t index = it - axes.begin();
+    auto& selected = groups->mesh_selected;
+    if (std::find(selected.begin(), selected.end(), index) != selected.end()) {
+      return ErrorAt(name_offset, Cat("mesh axis '", name, "' is selected twice"));
+    }
+    selected.push_back(index);
+    return absl::OkStatus();
+  });
+}
+
 absl::Status HloTextParser::ParsePairs(std::vector<std::pair<int64_t, int64_t>>* pairs) {
   std::vector<std::vector<int64_t>> lists;
   size_t offset = tok().offset;
@@ -511,13 +563,20 @@ absl::Status HloTextParser::ParseOutputOperandAliasing(
 
 absl::Status HloTextParser::ParsePrecisionList(std::vector<Precision>* precision) {
   precision->clear();
-  return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
-    int index;
-    XLITE_RETURN_IF_ERROR(
-        ParseEnum({"default", "high", "highest", "packed_nibble"}, &index, true));
-    precision->push_back(static_cast<Precision>(index));
-    return absl::OkStatus();
-  });
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+        int index;
+        XLITE_RETURN_IF_ERROR(
+            ParseEnum({"default", "high", "highest", "packed_nibble"}, &index, true));
+        precision->push_back(static_cast<Precision>(index));
+        return absl::OkStatus();
+      }));
+  // All-default is stored as empty, the form the printer leaves out.
+  if (std::all_of(precision->begin(), precision->end(),
+                  [](Precision p) { return p == Precision::kDefault; })) {
+    precision->clear();
+  }
+  return absl::OkStatus();
 }
 
 absl::Status HloTextParser::ParseResultAccuracy(ResultAccuracy* accuracy) {
@@ -697,7 +756,10 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
       auto type = [&]() -> absl::Status {
         ComparisonType t;
         XLITE_RETURN_IF_ERROR(enum_into({"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}, &t));
-        a->type = t;
+        // A spelled-out default is the default: the printer leaves it out.
+        bool is_default = inst->operand_count() > 0 &&
+                          t == DefaultComparisonType(inst->operand(0)->shape().element_type());
+        if (!is_default) a->type = t;
         return absl::OkStatus();
       };
       return attrs({{"direction", kRequired, direction}, {"type", kOptional, type}});

@@ -139,25 +139,32 @@ void AliasingAttr(const std::vector<OutputOperandAlias>& aliases, std::string* o
 
 void ReplicaGroupsAttr(const ReplicaGroups& g, std::string* out) {
   std::string* o = Attr("replica_groups", out);
+  if (g.is_mesh()) {
+    o->append("mesh[");
+    for (size_t i = 0; i < g.mesh_axes.size(); ++i) {
+      if (i > 0) o->push_back(',');
+      o->push_back('\'');
+      o->append(g.mesh_axes[i].name);
+      o->append("'=");
+      AppendInt(g.mesh_axes[i].size, o);
+    }
+    o->append("] {");
+    for (size_t i = 0; i < g.mesh_selected.size(); ++i) {
+      if (i > 0) o->push_back(',');
+      o->push_back('\'');
+      o->append(g.mesh_axes[g.mesh_selected[i]].name);
+      o->push_back('\'');
+    }
+    o->push_back('}');
+    return;
+  }
   if (g.is_iota) {
     o->push_back('[');
     AppendInt(g.num_groups, o);
     o->push_back(',');
     AppendInt(g.group_size, o);
-    o->append("]<=[");
-    for (size_t i = 0; i < g.iota_reshape.size(); ++i) {
-      if (i > 0) o->push_back(',');
-      AppendInt(g.iota_reshape[i], o);
-    }
     o->push_back(']');
-    if (g.iota_reshape.size() > 1) {
-      o->append("T(");
-      for (size_t i = 0; i < g.iota_perm.size(); ++i) {
-        if (i > 0) o->push_back(',');
-        AppendInt(g.iota_perm[i], o);
-      }
-      o->push_back(')');
-    }
+    AppendIotaDevices(g.iota_reshape, g.iota_perm, o);
     return;
   }
   o->push_back('{');
@@ -300,10 +307,7 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
       if (a.type) {
         PrimitiveType t = inst.operand_count() > 0 ? inst.operand(0)->shape().element_type()
                                                    : PrimitiveType::PRIMITIVE_TYPE_INVALID;
-        ComparisonType def = IsFloat(t) || IsComplex(t) ? ComparisonType::kFloat
-                             : IsSignedInt(t)           ? ComparisonType::kSigned
-                                                        : ComparisonType::kUnsigned;
-        if (*a.type != def) {
+        if (*a.type != DefaultComparisonType(t)) {
           static constexpr const char* kTypes[] = {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
           Attr("type", out)->append(kTypes[static_cast<int>(*a.type)]);
         }

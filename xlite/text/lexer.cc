@@ -1,5 +1,6 @@
 #include "xlite/text/lexer.h"
 
+#include <array>
 #include <charconv>
 #include <utility>
 
@@ -10,9 +11,17 @@ bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentChar(char c) {
-  return IsIdentStart(c) || IsDigit(c) || c == '.' || c == '-';
-}
+// Names and identifiers make up most of the text, so their characters are
+// classified by one table load rather than a chain of comparisons.
+constexpr auto kIdentChars = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    table[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '.' || c == '-';
+  }
+  return table;
+}();
+bool IsIdentChar(char c) { return kIdentChars[static_cast<unsigned char>(c)]; }
 bool IsHexDigit(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }

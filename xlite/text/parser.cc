@@ -27,6 +27,9 @@
 //   syntax is checked; the verifier compares shapes.
 #include "xlite/text/parser.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/container/flat_hash_set.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
@@ -50,6 +53,24 @@ class ValueRestorer {
 };
 
 bool IsNameToken(TokKind k) { return k == TokKind::kName || k == TokKind::kIdent; }
+
+// Lines from `body_offset` up to the next `}` that starts a line, which is
+// where printed computations end; sets `*scanned_to` there. Only an estimate
+// for sizing the name map (avoiding rehashes as a large entry grows).
+size_t EstimateInstructionCount(std::string_view text, size_t body_offset,
+                                size_t* scanned_to) {
+  size_t end = text.find("\n}", body_offset);
+  if (end == std::string_view::npos) end = text.size();
+  *scanned_to = end;
+  size_t lines = 0;
+  const char* p = text.data() + body_offset;
+  const char* stop = text.data() + end;
+  while ((p = static_cast<const char*>(std::memchr(p, '\n', stop - p))) != nullptr) {
+    ++lines;
+    ++p;
+  }
+  return lines;
+}
 
 }  // namespace
 
@@ -301,6 +322,11 @@ absl::Status HloTextParser::ParseComputationBody(HloComputation* computation) {
   XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{' starting a computation"));
   Scope scope;
   scope.computation = computation;
+  // A body inside text already scanned (unusual formatting) is not sized, so
+  // that no byte is scanned twice.
+  if (offset >= sized_up_to_) {
+    scope.names.reserve(EstimateInstructionCount(lexer_.text(), offset, &sized_up_to_));
+  }
   ValueRestorer<Scope*> restore(&scope_, &scope);
   while (kind() != TokKind::kRbrace) {
     if (kind() == TokKind::kEof || kind() == TokKind::kError) {
@@ -310,6 +336,7 @@ absl::Status HloTextParser::ParseComputationBody(HloComputation* computation) {
   }
   Advance();
   if (scope.last == nullptr) return ErrorAt(offset, "computation has no instructions");
+  NameAnonymousInstructions(&scope);
   computation->set_root_instruction(scope.root != nullptr ? scope.root : scope.last);
   return absl::OkStatus();
 }
@@ -341,12 +368,29 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
   } else {
     return Expected("an instruction");
   }
-  if (scope->names.contains(name)) {
+  std::optional<Shape> shape;
+  if (AtShapeStart()) {
+    shape.emplace();
+    XLITE_RETURN_IF_ERROR(ParseShape(&*shape));
+  }
+  HloInstruction* raw = nullptr;
+  XLITE_RETURN_IF_ERROR(ParseInstructionRhs(scope, std::move(shape), &raw));
+  // Checked once the line is read, so that each name is hashed only once.
+  if (!scope->names.try_emplace(name, raw).second) {
     return ErrorAt(name_offset, Cat("duplicate instruction name '", name, "'"));
   }
-  Shape shape;
-  const bool has_shape = AtShapeStart();
-  if (has_shape) XLITE_RETURN_IF_ERROR(ParseShape(&shape));
+  raw->set_name(std::string(name));
+  if (is_root) {
+    if (scope->root != nullptr) return ErrorAt(name_offset, "more than one ROOT instruction");
+    scope->root = raw;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shape> written,
+                                                HloInstruction** added) {
+  const bool has_shape = written.has_value();
+  Shape shape = has_shape ? std::move(*written) : Shape();
   if (kind() != TokKind::kIdent) return Expected("an opcode");
   std::string_view opcode_text = tok().text;
   const size_t opcode_offset = tok().offset;
@@ -367,9 +411,6 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
         }
       }
     }
-    if (opcode_text == "b" && lexer_.Peek().kind == TokKind::kLparen) {
-      return NotSupportedAt(opcode_offset, "buffer shapes");
-    }
     if (!opcode) return ErrorAt(opcode_offset, Cat("unknown opcode '", opcode_text, "'"));
   }
   Advance();
@@ -378,7 +419,6 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
     return ErrorAt(opcode_offset, Cat(opcode_text, " needs a result shape"));
   }
   auto inst = std::make_unique<HloInstruction>(*opcode, std::move(shape));
-  inst->set_name(std::string(name));
   inst->set_unique_id(module_->NextUniqueId());
 
   int64_t parameter_number = -1;
@@ -454,14 +494,33 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
     inst->set_attrs(std::move(attrs));
   }
   if (!has_shape) XLITE_RETURN_IF_ERROR(InferShape(inst.get(), opcode_offset));
-
-  HloInstruction* raw = AddToScope(scope, std::move(inst));
-  scope->names.emplace(name, raw);
-  if (is_root) {
-    if (scope->root != nullptr) return ErrorAt(name_offset, "more than one ROOT instruction");
-    scope->root = raw;
-  }
+  *added = AddToScope(scope, std::move(inst));
   return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseNestedOperand(Scope* scope, std::optional<Shape> shape,
+                                               HloInstruction** added) {
+  XLITE_RETURN_IF_ERROR(Enter());
+  NestingScope nesting(&depth_);
+  ValueRestorer<bool> no_attributes(&in_nested_operand_, true);
+  XLITE_RETURN_IF_ERROR(ParseInstructionRhs(scope, std::move(shape), added));
+  scope->anonymous.push_back(*added);
+  return absl::OkStatus();
+}
+
+// XLA names an inline operand `<opcode>.anon`, made unique with `.N`; the
+// names are chosen after the body so that none clashes with a later line.
+void HloTextParser::NameAnonymousInstructions(Scope* scope) {
+  absl::flat_hash_set<std::string> used;
+  for (HloInstruction* inst : scope->anonymous) {
+    std::string base = Cat(OpcodeName(inst->opcode()), ".anon");
+    std::string name = base;
+    for (int64_t n = 1; scope->names.contains(name) || used.contains(name); ++n) {
+      name = Cat(base, ".", n);
+    }
+    used.insert(name);
+    inst->set_name(std::move(name));
+  }
 }
 
 absl::Status HloTextParser::ParseOperands(Scope* scope,
@@ -476,8 +535,11 @@ absl::Status HloTextParser::ParseOperands(Scope* scope,
     if (!IsNameToken(kind())) return Expected("an operand name");
     auto it = scope->names.find(tok().text);
     if (it == scope->names.end()) {
-      if (OpcodeFromText(tok().text) && lexer_.Peek().kind == TokKind::kLparen) {
-        return NotSupportedAt(tok().offset, "nested instructions as operands");
+      if (kind() == TokKind::kIdent && lexer_.Peek().kind == TokKind::kLparen) {
+        HloInstruction* nested = nullptr;
+        XLITE_RETURN_IF_ERROR(ParseNestedOperand(scope, std::move(written), &nested));
+        operands->push_back(nested);
+        return absl::OkStatus();
       }
       return Error(Cat("undefined operand '", tok().text, "'"));
     }

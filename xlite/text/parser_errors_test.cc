@@ -1,5 +1,6 @@
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xlite/text/parser.h"
@@ -85,6 +86,41 @@ TEST(ParserErrorsTest, EachStructuralError) {
               HasSubstr("3:33: error: malformed number"));
   EXPECT_THAT(ErrorOf("HloModule m, bogus=1\nENTRY e {\n  x = f32[] constant(1)\n}"),
               HasSubstr("error: unknown module attribute 'bogus'"));
+}
+
+// A nested operand instruction takes no attributes (the comma starts the next
+// operand), and its own operands must still be defined.
+TEST(ParserErrorsTest, NestedOperandInstructions) {
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT y = f32[2] negate(f32[2] parameter(0), "
+                      "sharding={replicated})\n}"),
+              HasSubstr("error: expected an operand name"));
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT y = f32[2] negate(f32[2] negate(x))\n}"),
+              HasSubstr("undefined operand 'x'"));
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT y = f32[2] negate(f32[2] frob(x))\n}"),
+              HasSubstr("unknown opcode 'frob'"));
+}
+
+TEST(ParserErrorsTest, BufferShapes) {
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT p = b((f32[])) parameter(0)\n}"),
+              HasSubstr("2:12: error: a buffer shape must hold an array shape"));
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT p = b(b(f32[])) parameter(0)\n}"),
+              HasSubstr("a buffer shape must hold an array shape"));
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT p = b(f32[2] parameter(0)\n}"),
+              HasSubstr("expected ')' closing the buffer shape"));
+}
+
+TEST(ParserErrorsTest, MeshReplicaGroups) {
+  auto groups = [](const std::string& text) {
+    return ErrorOf(absl::StrCat("ENTRY e {\n  p = f32[4] parameter(0)\n"
+                                "  ROOT r = f32[4] all-gather(p), dimensions={0}, replica_groups=",
+                                text, "\n}"));
+  };
+  EXPECT_THAT(groups("mesh['a'=2] {'b'}"), HasSubstr("no mesh axis 'b'"));
+  EXPECT_THAT(groups("mesh['a'=2,'a'=2] {}"), HasSubstr("duplicate mesh axis 'a'"));
+  EXPECT_THAT(groups("mesh['a'=0] {}"), HasSubstr("invalid mesh axis size"));
+  EXPECT_THAT(groups("mesh['a'=2] {'a','a'}"), HasSubstr("is selected twice"));
+  EXPECT_THAT(groups("mesh[] {}"), HasSubstr("a mesh needs at least one axis"));
+  EXPECT_THAT(groups("mesh['a'=2]"), HasSubstr("expected"));
 }
 
 TEST(ParserErrorsTest, NotSupportedYet) {

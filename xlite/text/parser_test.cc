@@ -467,6 +467,77 @@ ENTRY %e {
   EXPECT_EQ(Find(*m, "d2")->called_computations()[0]->name(), "async_wrapped");
 }
 
+// Operands written as instructions become unnamed instructions placed before
+// their user, named `<opcode>.anon` (made unique) as XLA's parser does.
+TEST(ParserTest, NestedInstructionOperands) {
+  auto m = Parse(
+      "HloModule m\nENTRY e {\n"
+      "  a = f32[8,7] reshape(f32[1,8,1,7] parameter(0))\n"
+      "  parameter.anon = f32[8,7] reshape(f32[1,8,1,7] parameter(1))\n"
+      "  ROOT s = f32[8,7] add(a, negate(f32[8,7] parameter.anon))\n}\n");
+  ASSERT_NE(m, nullptr);
+  const HloComputation& entry = *m->entry_computation();
+  std::vector<std::string> names;
+  for (const auto& inst : entry.instructions()) names.push_back(inst->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"parameter.anon.1", "a", "parameter.anon.2",
+                                             "parameter.anon", "negate.anon", "s"}));
+  EXPECT_EQ(entry.root_instruction()->name(), "s");
+  const HloInstruction* a = Find(*m, "a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(a->operand(0)->shape().ToString(false), "f32[1,8,1,7]");
+  EXPECT_EQ(entry.root_instruction()->operand(1)->operand(0), Find(*m, "parameter.anon"));
+  EXPECT_EQ(entry.num_parameters(), 2);
+}
+
+TEST(ParserTest, BufferShapes) {
+  auto m = Parse(
+      "HloModule m\nENTRY e (p: b(f32[4,16])) -> (b(f32[4,16]), b(f32[])) {\n"
+      "  p = b(f32[4,16]) parameter(0)\n"
+      "  c = b(f32[]{:S(1)}) custom-call(), custom_call_target=\"CreateBuffer\"\n"
+      "  ROOT t = (b(f32[4,16]), b(f32[])) tuple(b(f32[4,16]) p, c)\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(Find(*m, "p")->shape().is_buffer());
+  EXPECT_EQ(Find(*m, "c")->shape().ToString(), "b(f32[]{:S(1)})");
+  EXPECT_TRUE(Find(*m, "t")->shape().tuple_shapes(0).is_buffer());
+  EXPECT_FALSE(Find(*m, "t")->shape() == Shape::Tuple({Shape(PrimitiveType::F32, {4, 16}),
+                                                         Shape::Scalar(PrimitiveType::F32)}));
+}
+
+// Spelled-out defaults (`type=` of the operand type's default, an all-default
+// operand_precision) parse as if left out, which is how they print.
+TEST(ParserTest, DefaultComparisonTypeIsNotKept) {
+  auto m = ParseBody(
+      "  p = f32[3] parameter(0)\n"
+      "  d = pred[3] compare(p, p), direction=EQ, type=FLOAT\n"
+      "  ROOT t = pred[3] compare(p, p), direction=EQ, type=TOTALORDER");
+  ASSERT_NE(m, nullptr);
+  EXPECT_FALSE(Find(*m, "d")->attrs<CompareAttrs>().type.has_value());
+  EXPECT_EQ(Find(*m, "t")->attrs<CompareAttrs>().type, ComparisonType::kTotalOrder);
+  auto dots = ParseBody(
+      "  a = f32[2,2] parameter(0)\n"
+      "  d = f32[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+      "operand_precision={default,DEFAULT}\n"
+      "  ROOT h = f32[2,2] dot(a, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+      "operand_precision={default,high}");
+  ASSERT_NE(dots, nullptr);
+  EXPECT_TRUE(Find(*dots, "d")->attrs<DotAttrs>().precision.operand_precision.empty());
+  EXPECT_EQ(Find(*dots, "h")->attrs<DotAttrs>().precision.operand_precision.size(), 2u);
+}
+
+TEST(ParserTest, MeshReplicaGroups) {
+  auto m = ParseBody(
+      "  p = f32[8] parameter(0)\n"
+      "  ROOT r = f32[8] all-reduce(p), replica_groups=mesh['x'=2,'y'=3,'z'=2] {'z','x'}, "
+      "to_apply=%add");
+  ASSERT_NE(m, nullptr);
+  const ReplicaGroups& g = Find(*m, "r")->attrs<CollectiveAttrs>().replica_groups;
+  ASSERT_TRUE(g.is_mesh());
+  EXPECT_EQ(g.mesh_axes, (std::vector<MeshAxis>{{"x", 2}, {"y", 3}, {"z", 2}}));
+  EXPECT_EQ(g.mesh_selected, (std::vector<int64_t>{2, 0}));
+  EXPECT_FALSE(g.empty());
+}
+
 TEST(ParserTest, LineEndingsAndUniqueIds) {
   auto crlf = Parse("HloModule m\r\nENTRY e {\r\n  a = f32[] constant(1)\r\n  ROOT b = f32[] negate(a)\r\n}\r\n");
   auto cr = Parse("HloModule m\rENTRY e {\r  a = f32[] constant(1)\r  ROOT b = f32[] negate(a)\r}\r");
@@ -496,9 +567,8 @@ std::string ReadFile(const std::filesystem::path& path) {
 
 const std::filesystem::path kCorpus = XLITE_SOURCE_DIR "/../shared/corpus/hlo";
 
-// Every corpus module parses; constructs not supported yet (buffer shapes,
-// mesh shardings, nested operand instructions) must say so, never fail
-// otherwise.
+// Every corpus module parses; a construct not supported yet must say so, never
+// fail otherwise.
 TEST(ParserCorpusTest, EveryFileParses) {
   if (!std::filesystem::exists(kCorpus)) GTEST_SKIP() << "no corpus at " << kCorpus;
   int parsed = 0;

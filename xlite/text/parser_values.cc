@@ -223,9 +223,11 @@ std::optional<HloOpcode> OpcodeFromText(std::string_view name) {
   return it->second;
 }
 
-bool HloTextParser::AtShapeStart() const {
+bool HloTextParser::AtShapeStart() {
   if (kind() == TokKind::kLparen) return true;
-  return kind() == TokKind::kIdent && TypeFromName(tok().text).has_value();
+  if (kind() != TokKind::kIdent) return false;
+  if (tok().text == "b") return lexer_.Peek().kind == TokKind::kLparen;
+  return TypeFromName(tok().text).has_value();
 }
 
 absl::Status HloTextParser::ParseShape(Shape* shape) {
@@ -243,8 +245,16 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
   if (kind() != TokKind::kIdent) return Expected("a shape");
   std::optional<PrimitiveType> type = TypeFromName(tok().text);
   if (!type) {
-    if (tok().text == "b" || tok().text == "buffer") {
-      return NotSupportedAt(tok().offset, "buffer shapes");
+    if (tok().text == "b" && lexer_.Peek().kind == TokKind::kLparen) {
+      size_t offset = tok().offset;
+      Advance();
+      Advance();
+      XLITE_RETURN_IF_ERROR(ParseShape(shape));
+      if (!shape->IsArray() || shape->is_buffer()) {
+        return ErrorAt(offset, "a buffer shape must hold an array shape");
+      }
+      shape->set_buffer(true);
+      return Expect(TokKind::kRparen, "')' closing the buffer shape");
     }
     return Error(Cat("unknown element type '", tok().text, "'"));
   }

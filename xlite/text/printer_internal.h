@@ -16,6 +16,12 @@
 namespace xlite::printer_internal {
 
 void AppendInt(int64_t v, std::string* out);
+// `1,2,3` (no braces).
+void AppendIntsJoined(absl::Span<const int64_t> values, std::string* out);
+// `<=[4]` or `<=[2,2]T(1,0)`: an iota device list (tile assignments and
+// replica groups); the transpose is written only for a multi-dim reshape.
+void AppendIotaDevices(absl::Span<const int64_t> reshape, absl::Span<const int64_t> perm,
+                       std::string* out);
 // `{1,2,3}`
 void AppendIntList(absl::Span<const int64_t> values, std::string* out);
 // `"..."` with C escapes.

@@ -102,6 +102,15 @@ ENTRY %e () -> pred[] {
   EXPECT_EQ(PrintedLine(text, "p"), "%p = pred[] constant(true)");
 }
 
+TEST(PrinterTest, MeshReplicaGroupsPrintAsWritten) {
+  EXPECT_EQ(PrintedLine("ENTRY e {\n  p = f32[4] parameter(0)\n"
+                        "  ROOT r = f32[8] all-gather(p), dimensions={0}, "
+                        "replica_groups=mesh['axis_0'=4,'axis_1'=2] {'axis_1'}\n}",
+                        "r"),
+            "%r = f32[8] all-gather(%p), "
+            "replica_groups=mesh['axis_0'=4,'axis_1'=2] {'axis_1'}, dimensions={0}");
+}
+
 TEST(PrinterTest, ShardingsPrintCanonically) {
   const std::pair<const char*, const char*> cases[] = {
       {"{replicated}", "{replicated}"},

@@ -99,32 +99,12 @@ void AppendShardingItems(const HloSharding& s, std::string* out) {
     case Kind::kTiled: {
       const TileAssignment& t = s.tile_assignment();
       out->append("devices=[");
-      for (size_t i = 0; i < t.dims().size(); ++i) {
-        if (i > 0) out->push_back(',');
-        AppendInt(t.dims()[i], out);
-      }
+      AppendIntsJoined(t.dims(), out);
       out->push_back(']');
       if (t.is_iota()) {
-        out->append("<=[");
-        for (size_t i = 0; i < t.reshape_dims().size(); ++i) {
-          if (i > 0) out->push_back(',');
-          AppendInt(t.reshape_dims()[i], out);
-        }
-        out->push_back(']');
-        if (t.reshape_dims().size() > 1) {
-          out->append("T(");
-          for (size_t i = 0; i < t.transpose_perm().size(); ++i) {
-            if (i > 0) out->push_back(',');
-            AppendInt(t.transpose_perm()[i], out);
-          }
-          out->push_back(')');
-        }
+        AppendIotaDevices(t.reshape_dims(), t.transpose_perm(), out);
       } else {
-        const std::vector<int64_t>& devices = t.explicit_devices();
-        for (size_t i = 0; i < devices.size(); ++i) {
-          if (i > 0) out->push_back(',');
-          AppendInt(devices[i], out);
-        }
+        AppendIntsJoined(t.explicit_devices(), out);
       }
       if (s.replicate_on_last_tile_dim()) out->append(" last_tile_dim_replicate");
       if (!s.subgroup_types().empty()) {
@@ -169,12 +149,28 @@ void AppendInt(int64_t v, std::string* out) {
   out->append(buf, r.ptr);
 }
 
-void AppendIntList(absl::Span<const int64_t> values, std::string* out) {
-  out->push_back('{');
+void AppendIntsJoined(absl::Span<const int64_t> values, std::string* out) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out->push_back(',');
     AppendInt(values[i], out);
   }
+}
+
+void AppendIotaDevices(absl::Span<const int64_t> reshape, absl::Span<const int64_t> perm,
+                       std::string* out) {
+  out->append("<=[");
+  AppendIntsJoined(reshape, out);
+  out->push_back(']');
+  if (reshape.size() > 1) {
+    out->append("T(");
+    AppendIntsJoined(perm, out);
+    out->push_back(')');
+  }
+}
+
+void AppendIntList(absl::Span<const int64_t> values, std::string* out) {
+  out->push_back('{');
+  AppendIntsJoined(values, out);
   out->push_back('}');
 }
 
