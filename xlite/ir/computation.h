@@ -27,6 +27,9 @@ class HloComputation {
 
   // Takes ownership; parameters are also indexed by their number.
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> inst);
+  // Room for `n` instructions (a parser that knows the count avoids the
+  // slack of a growing vector).
+  void ReserveInstructions(int64_t n) { instructions_.reserve(static_cast<size_t>(n)); }
   // Removes an instruction that has no users and is not the root.
   void RemoveInstruction(HloInstruction* inst);
 

@@ -325,7 +325,9 @@ absl::Status HloTextParser::ParseComputationBody(HloComputation* computation) {
   // A body inside text already scanned (unusual formatting) is not sized, so
   // that no byte is scanned twice.
   if (offset >= sized_up_to_) {
-    scope.names.reserve(EstimateInstructionCount(lexer_.text(), offset, &sized_up_to_));
+    size_t estimate = EstimateInstructionCount(lexer_.text(), offset, &sized_up_to_);
+    scope.names.reserve(estimate);
+    computation->ReserveInstructions(static_cast<int64_t>(estimate));
   }
   ValueRestorer<Scope*> restore(&scope_, &scope);
   while (kind() != TokKind::kRbrace) {
