@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ python3 python3-numpy
+  cmake ninja-build ccache g++ python3 python3-numpy
   clang-19 llvm-19-tools libclang-rt-19-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev

@@ -1,0 +1,60 @@
+// The reference evaluator: runs a verified module on host literals, one
+// opcode handler at a time. It is the oracle every pass, the partitioner, the
+// schedulers and every backend are checked against, so it favours exactness
+// over speed (dot and convolution excepted, which have blocked f32 paths).
+#ifndef XLITE_EVAL_EVALUATOR_H_
+#define XLITE_EVAL_EVALUATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xlite/ir/literal.h"
+#include "xlite/ir/module.h"
+
+namespace xlite {
+
+class Communicator;
+
+namespace eval {
+class CustomCallRegistry;
+}  // namespace eval
+
+struct EvalOptions {
+  // Which device this evaluation is (replica-id / partition-id answer these).
+  int64_t replica_id = 0;
+  int64_t partition_id = 0;
+  // Carries collectives between devices; nullptr runs a single device, where
+  // a collective over a group of one is the identity and anything wider is
+  // an error.
+  Communicator* communicator = nullptr;
+  // Custom-call targets; nullptr uses the built-in registry.
+  const eval::CustomCallRegistry* custom_calls = nullptr;
+  // Seed of the `rng` op's stream (rng-bit-generator takes its state as an
+  // operand and needs none).
+  uint64_t rng_seed = 0;
+};
+
+class Evaluator {
+ public:
+  explicit Evaluator(EvalOptions options = {});
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  // Runs the entry computation of `module` on `args` (one per entry
+  // parameter, shapes checked, layouts ignored).
+  absl::StatusOr<Literal> Run(const HloModule& module, absl::Span<const Literal> args);
+  // Runs any computation of a module on `args`.
+  absl::StatusOr<Literal> RunComputation(const HloComputation& computation,
+                                         absl::Span<const Literal* const> args);
+
+ private:
+  class Impl;
+  Impl* impl_;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_EVAL_EVALUATOR_H_
