@@ -1,6 +1,7 @@
 #include "xlite/eval/element_types.h"
 
 #include "gtest/gtest.h"
+#include "xlite/eval/index_util.h"
 
 namespace xlite::eval {
 namespace {
@@ -32,6 +33,23 @@ TEST(ElementTypes, DispatchReachesEveryArrayType) {
         });
     EXPECT_EQ(r.ok(), IsArrayType(type)) << PrimitiveTypeName(type);
   }
+}
+
+TEST(IndexUtil, StridesAndOdometerAgree) {
+  std::vector<int64_t> dims = {2, 3, 4};
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  EXPECT_EQ(strides, (std::vector<int64_t>{12, 4, 1}));
+  int64_t expected = 0;
+  ForEachIndex(dims, [&](absl::Span<const int64_t> index) {
+    EXPECT_EQ(LinearIndex(index, strides), expected);
+    EXPECT_EQ(MultiIndex(expected, dims), std::vector<int64_t>(index.begin(), index.end()));
+    ++expected;
+  });
+  EXPECT_EQ(expected, 24);
+  int calls = 0;
+  ForEachIndex({}, [&](absl::Span<const int64_t>) { ++calls; });
+  ForEachIndex({3, 0}, [&](absl::Span<const int64_t>) { ++calls; });
+  EXPECT_EQ(calls, 1);
 }
 
 }  // namespace
