@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "xlite/ir/module.h"
 
 namespace xlite {
@@ -42,12 +43,44 @@ void HloComputation::RemoveInstruction(HloInstruction* inst) {
   instructions_.erase(it);
 }
 
+void HloComputation::RemoveSelected(const std::vector<HloInstruction*>& dead) {
+  if (dead.empty()) return;
+  absl::flat_hash_set<const HloInstruction*> dead_set(dead.begin(), dead.end());
+  for (HloInstruction* inst : dead) {
+    XLITE_CHECK(inst != root_);
+    for (HloInstruction* user : inst->users()) XLITE_CHECK(dead_set.contains(user));
+  }
+  for (HloInstruction* inst : dead) {
+    inst->DetachFromOperands();
+    inst->DropAllControlDeps();
+  }
+  for (auto& p : parameters_) {
+    if (dead_set.contains(p)) p = nullptr;
+  }
+  while (!parameters_.empty() && parameters_.back() == nullptr) parameters_.pop_back();
+  std::erase_if(instructions_, [&](const auto& p) { return dead_set.contains(p.get()); });
+}
+
+void HloComputation::SortInstructionsTopologically() {
+  std::vector<HloInstruction*> order = PostOrder(/*from_sinks=*/false);
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  position.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  std::sort(instructions_.begin(), instructions_.end(), [&](const auto& a, const auto& b) {
+    return position.at(a.get()) < position.at(b.get());
+  });
+}
+
 HloInstruction* HloComputation::parameter_instruction(int64_t i) const {
   if (i < 0 || i >= num_parameters()) return nullptr;
   return parameters_[i];
 }
 
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  return PostOrder(/*from_sinks=*/true);
+}
+
+std::vector<HloInstruction*> HloComputation::PostOrder(bool from_sinks) const {
   // Iterative DFS (dumps nest tens of thousands deep): each stack entry is an
   // instruction and the index of the next edge to follow, operands first,
   // then control predecessors. Edges into instructions still on the stack
@@ -86,9 +119,12 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
     }
   };
   // Start from the sinks, as XLA does, so that each chain of operands stays
-  // together; a second sweep picks up what only cycles reach.
-  for (const auto& inst : instructions_) {
-    if (inst->user_count() == 0 && inst->control_successors().empty()) visit_from(inst.get());
+  // together; a second sweep picks up what only cycles reach (and is the
+  // whole walk when the current order is to be kept where valid).
+  if (from_sinks) {
+    for (const auto& inst : instructions_) {
+      if (inst->user_count() == 0 && inst->control_successors().empty()) visit_from(inst.get());
+    }
   }
   for (const auto& inst : instructions_) visit_from(inst.get());
   return order;

@@ -32,6 +32,22 @@ class HloComputation {
   void ReserveInstructions(int64_t n) { instructions_.reserve(static_cast<size_t>(n)); }
   // Removes an instruction that has no users and is not the root.
   void RemoveInstruction(HloInstruction* inst);
+  // Removes every instruction `is_dead` selects in one sweep (linear time);
+  // each must be unused outside the selection and not the root. Returns how
+  // many were removed.
+  template <typename Pred>
+  int64_t RemoveInstructionsIf(Pred is_dead) {
+    std::vector<HloInstruction*> dead;
+    for (const auto& inst : instructions_) {
+      if (is_dead(inst.get())) dead.push_back(inst.get());
+    }
+    RemoveSelected(dead);
+    return static_cast<int64_t>(dead.size());
+  }
+  // Reorders the instructions so that every operand and control predecessor
+  // comes before its users, moving as little as possible (an order that is
+  // already valid stays). Passes call this after adding instructions.
+  void SortInstructionsTopologically();
 
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Instructions in definition (text) order.
@@ -60,6 +76,9 @@ class HloComputation {
   void set_is_fusion_computation(bool v) { is_fusion_ = v; }
 
  private:
+  std::vector<HloInstruction*> PostOrder(bool from_sinks) const;
+  void RemoveSelected(const std::vector<HloInstruction*>& dead);
+
   std::string name_;
   HloModule* parent_ = nullptr;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;

@@ -16,6 +16,15 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
   return raw;
 }
 
+int64_t HloModule::RemoveComputationsIf(
+    const std::function<bool(const HloComputation*)>& is_dead) {
+  size_t before = computations_.size();
+  std::erase_if(computations_, [&](const std::unique_ptr<HloComputation>& c) {
+    return c.get() != entry_ && is_dead(c.get());
+  });
+  return static_cast<int64_t>(before - computations_.size());
+}
+
 HloComputation* HloModule::GetComputation(std::string_view name) const {
   for (const auto& c : computations_) {
     if (c->name() == name) return c.get();

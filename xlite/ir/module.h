@@ -4,6 +4,7 @@
 #ifndef XLITE_IR_MODULE_H_
 #define XLITE_IR_MODULE_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,9 @@ class HloModule {
   HloComputation* entry_computation() const { return entry_; }
   void set_entry_computation(HloComputation* c) { entry_ = c; }
   HloComputation* GetComputation(std::string_view name) const;
+  // Removes the computations `is_dead` selects (never the entry); nothing
+  // may still call them. Returns how many were removed.
+  int64_t RemoveComputationsIf(const std::function<bool(const HloComputation*)>& is_dead);
 
   ModuleConfig& config() { return config_; }
   const ModuleConfig& config() const { return config_; }

@@ -1,0 +1,60 @@
+#include "xlite/passes/call_inliner.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace xlite {
+
+void InlineCall(HloInstruction* call, InstructionMaker& make) {
+  HloComputation& caller = *call->parent();
+  const HloComputation& callee = *call->to_apply();
+  // Looked up only: the copies are made in the callee's post order.
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> copy_of;
+  for (HloInstruction* inst : callee.MakeInstructionPostOrder()) {
+    if (inst->opcode() == HloOpcode::kParameter) {
+      copy_of[inst] = call->operand(inst->parameter_number());
+      continue;
+    }
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* operand : inst->operands()) operands.push_back(copy_of.at(operand));
+    HloInstruction* copy = make.Clone(caller, *inst, operands);
+    for (const HloInstruction* pred : inst->control_predecessors()) {
+      copy_of.at(pred)->AddControlDependencyTo(copy);
+    }
+    copy_of[inst] = copy;
+  }
+  HloInstruction* result = copy_of.at(callee.root_instruction());
+  for (HloInstruction* pred : call->control_predecessors()) {
+    if (result->opcode() != HloOpcode::kParameter) pred->AddControlDependencyTo(result);
+  }
+  for (HloInstruction* succ : call->control_successors()) {
+    if (result->opcode() != HloOpcode::kParameter) result->AddControlDependencyTo(succ);
+  }
+  call->DropAllControlDeps();
+  call->ReplaceAllUsesWith(result);
+  caller.RemoveInstruction(call);
+}
+
+absl::StatusOr<bool> CallInlinerPass::Run(HloModule& module) {
+  InstructionMaker make(module);
+  bool changed = false;
+  // Callers come after callees in the module: inlining in module order means
+  // a callee has no calls left when its caller copies it.
+  for (const auto& computation : module.computations()) {
+    std::vector<HloInstruction*> calls;
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() == HloOpcode::kCall && !inst->attrs<IntAttrs>().flag) {
+        calls.push_back(inst.get());
+      }
+    }
+    for (HloInstruction* call : calls) {
+      InlineCall(call, make);
+      changed = true;
+    }
+  }
+  make.Finish();
+  return changed;
+}
+
+}  // namespace xlite

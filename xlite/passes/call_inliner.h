@@ -1,0 +1,26 @@
+// call-inliner: replaces each `call` by a copy of the computation it calls
+// (recursively, callees first), as XLA's CallInliner; composite calls
+// (is_composite) are kept, since they name a decomposition a backend may
+// want whole. Callees nobody calls any more are left for dce.
+#ifndef XLITE_PASSES_CALL_INLINER_H_
+#define XLITE_PASSES_CALL_INLINER_H_
+
+#include "xlite/passes/instruction_maker.h"
+#include "xlite/passes/pass.h"
+
+namespace xlite {
+
+// Copies the body of `call`'s callee into `call`'s computation and makes the
+// copy of its root replace `call` (which is removed). Shared by passes that
+// turn other ops into a call first (conditional simplification).
+void InlineCall(HloInstruction* call, InstructionMaker& make);
+
+class CallInlinerPass : public HloPass {
+ public:
+  std::string_view name() const override { return "call-inliner"; }
+  absl::StatusOr<bool> Run(HloModule& module) override;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_PASSES_CALL_INLINER_H_

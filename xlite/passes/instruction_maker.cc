@@ -1,0 +1,130 @@
+#include "xlite/passes/instruction_maker.h"
+
+#include <algorithm>
+
+namespace xlite {
+
+InstructionMaker::InstructionMaker(HloModule& module) : module_(module) {
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) names_.Reserve(inst->name());
+  }
+}
+
+HloInstruction* InstructionMaker::Add(HloComputation& c, HloOpcode opcode, Shape shape,
+                                      absl::Span<HloInstruction* const> operands,
+                                      std::unique_ptr<OpAttrs> attrs) {
+  auto inst = std::make_unique<HloInstruction>(opcode, std::move(shape));
+  for (HloInstruction* op : operands) inst->AppendOperand(op);
+  AttrsKind kind = AttrsKindOf(opcode);
+  if (attrs == nullptr && kind != AttrsKind::kAccuracy) attrs = MakeDefaultAttrs(kind);
+  inst->set_attrs(std::move(attrs));
+  inst->set_name(names_.GetUniqueName(std::string(OpcodeName(opcode))));
+  inst->set_unique_id(module_.NextUniqueId());
+  if (std::find(touched_.begin(), touched_.end(), &c) == touched_.end()) touched_.push_back(&c);
+  return c.AddInstruction(std::move(inst));
+}
+
+HloInstruction* InstructionMaker::Constant(HloComputation& c, Literal literal) {
+  auto attrs = std::make_unique<ConstantAttrs>();
+  Shape shape = literal.shape();
+  attrs->literal = std::move(literal);
+  return Add(c, HloOpcode::kConstant, std::move(shape), {}, std::move(attrs));
+}
+
+HloInstruction* InstructionMaker::ScalarConstant(HloComputation& c, PrimitiveType type,
+                                                 double value) {
+  Literal literal(Shape::Scalar(type));
+  literal.SetDouble(0, value);
+  return Constant(c, std::move(literal));
+}
+
+HloInstruction* InstructionMaker::Splat(HloComputation& c, const Shape& shape, double value) {
+  HloInstruction* scalar = ScalarConstant(c, shape.element_type(), value);
+  if (shape.rank() == 0) return scalar;
+  return Broadcast(c, scalar, shape, {});
+}
+
+HloInstruction* InstructionMaker::Unary(HloComputation& c, HloOpcode opcode, HloInstruction* x) {
+  return Add(c, opcode, x->shape(), {x});
+}
+
+HloInstruction* InstructionMaker::Binary(HloComputation& c, HloOpcode opcode, HloInstruction* a,
+                                         HloInstruction* b) {
+  return Add(c, opcode, a->shape(), {a, b});
+}
+
+HloInstruction* InstructionMaker::Compare(HloComputation& c, HloInstruction* a,
+                                          HloInstruction* b, ComparisonDirection direction) {
+  Shape shape = a->shape();
+  shape.set_element_type(PrimitiveType::PRED);
+  auto attrs = std::make_unique<CompareAttrs>();
+  attrs->direction = direction;
+  return Add(c, HloOpcode::kCompare, std::move(shape), {a, b}, std::move(attrs));
+}
+
+HloInstruction* InstructionMaker::Select(HloComputation& c, HloInstruction* pred,
+                                         HloInstruction* on_true, HloInstruction* on_false) {
+  return Add(c, HloOpcode::kSelect, on_true->shape(), {pred, on_true, on_false});
+}
+
+HloInstruction* InstructionMaker::Convert(HloComputation& c, HloInstruction* x,
+                                          PrimitiveType type) {
+  Shape shape = x->shape();
+  shape.set_element_type(type);
+  return Add(c, HloOpcode::kConvert, std::move(shape), {x});
+}
+
+HloInstruction* InstructionMaker::Broadcast(HloComputation& c, HloInstruction* x,
+                                            const Shape& shape, std::vector<int64_t> dimensions) {
+  Shape result = shape;
+  result.set_element_type(x->shape().element_type());
+  HloInstruction* b = Add(c, HloOpcode::kBroadcast, std::move(result), {x});
+  b->set_dimensions(std::move(dimensions));
+  return b;
+}
+
+HloInstruction* InstructionMaker::Reshape(HloComputation& c, HloInstruction* x,
+                                          const Shape& shape) {
+  Shape result = shape;
+  result.set_element_type(x->shape().element_type());
+  return Add(c, HloOpcode::kReshape, std::move(result), {x});
+}
+
+HloInstruction* InstructionMaker::Clone(HloComputation& c, const HloInstruction& original,
+                                        absl::Span<HloInstruction* const> operands) {
+  HloInstruction* copy =
+      Add(c, original.opcode(), original.shape(), operands,
+          original.has_attrs() ? original.raw_attrs()->Clone() : nullptr);
+  if (original.opcode() != HloOpcode::kParameter) {
+    // `n.3` copies as `n.<next>`, not `n.3.1`.
+    std::string_view base = original.name();
+    size_t dot = base.rfind('.');
+    if (dot != std::string_view::npos && dot + 1 < base.size() &&
+        base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos) {
+      base = base.substr(0, dot);
+    }
+    copy->set_name(names_.GetUniqueName(base));
+  }
+  if (!original.has_attrs()) copy->set_attrs(nullptr);
+  if (original.has_dimensions_attr()) copy->set_dimensions(original.dimensions());
+  for (HloComputation* called : original.called_computations()) {
+    copy->AppendCalledComputation(called);
+  }
+  if (original.has_sharding()) copy->set_sharding(original.sharding());
+  // Only touched when set: the fields live in an allocation of their own.
+  if (!(original.metadata() == OpMetadata())) *copy->mutable_metadata() = original.metadata();
+  if (!original.frontend_attributes().empty()) {
+    *copy->mutable_frontend_attributes() = original.frontend_attributes();
+  }
+  if (!original.backend_config().empty()) {
+    copy->set_backend_config(original.backend_config(), original.backend_config_is_json());
+  }
+  return copy;
+}
+
+void InstructionMaker::Finish() {
+  for (HloComputation* c : touched_) c->SortInstructionsTopologically();
+  touched_.clear();
+}
+
+}  // namespace xlite

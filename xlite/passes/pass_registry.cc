@@ -1,0 +1,124 @@
+#include "xlite/passes/pass_registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xlite/base/status.h"
+#include "xlite/base/strings.h"
+#include "xlite/passes/call_inliner.h"
+#include "xlite/passes/conditional_simplifier.h"
+#include "xlite/passes/cse.h"
+#include "xlite/passes/dce.h"
+#include "xlite/passes/logistic_expander.h"
+#include "xlite/passes/tuple_simplifier.h"
+#include "xlite/passes/zero_sized_elimination.h"
+
+namespace xlite {
+namespace {
+
+// Factory of a pass that takes no arguments.
+template <typename T>
+absl::StatusOr<std::unique_ptr<HloPass>> Make(PassArgs&) {
+  return std::unique_ptr<HloPass>(std::make_unique<T>());
+}
+
+absl::StatusOr<std::unique_ptr<HloPass>> MakeLogisticExpander(PassArgs& args) {
+  std::string strategy = args.Take("strategy", "exp");
+  if (strategy != "exp" && strategy != "tanh") {
+    return InvalidArgument("logistic-expander strategy must be exp or tanh, got '", strategy, "'");
+  }
+  return std::unique_ptr<HloPass>(std::make_unique<LogisticExpanderPass>(
+      strategy == "tanh" ? LogisticStrategy::kTanh : LogisticStrategy::kExp));
+}
+
+std::vector<PassInfo> MakeTable() {
+  std::vector<PassInfo> passes = {
+      {"call-inliner", "inlines every non-composite call", Make<CallInlinerPass>},
+      {"simplify-conditional",
+       "inlines the branch of a conditional with a constant selector or a single branch",
+       Make<ConditionalSimplifierPass>},
+      {"zero_sized_hlo_elimination",
+       "replaces side-effect-free instructions with zero-element results by empty constants",
+       Make<ZeroSizedEliminationPass>},
+      {"cse", "merges identical side-effect-free instructions (common subexpressions)",
+       Make<CsePass>},
+      {"dce", "removes unused side-effect-free instructions and uncalled computations",
+       Make<DcePass>},
+      {"logistic-expander",
+       "expands logistic(x): strategy=exp (default) 1/(1+exp(-x)), or strategy=tanh "
+       "0.5+0.5*tanh(0.5*x)",
+       MakeLogisticExpander},
+      {"tuple-simplifier",
+       "forwards get-tuple-element of a tuple and replaces a tuple rebuilt from all "
+       "elements of another tuple by that tuple",
+       Make<TupleSimplifierPass>},
+  };
+  std::sort(passes.begin(), passes.end(),
+            [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  return passes;
+}
+
+// `name{k=v,k=v}` -> name and arguments.
+absl::Status SplitSpec(std::string_view spec, std::string_view* name,
+                       std::map<std::string, std::string>* args) {
+  size_t brace = spec.find('{');
+  *name = spec.substr(0, brace);
+  if (brace == std::string_view::npos) return absl::OkStatus();
+  if (spec.back() != '}') return InvalidArgument("pass spec '", AsAbsl(spec), "' lacks its closing }");
+  std::string_view body = spec.substr(brace + 1, spec.size() - brace - 2);
+  while (!body.empty()) {
+    size_t comma = body.find(',');
+    std::string_view item = body.substr(0, comma);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return InvalidArgument("pass argument '", AsAbsl(item), "' is not key=value");
+    }
+    (*args)[std::string(item.substr(0, eq))] = std::string(item.substr(eq + 1));
+    if (comma == std::string_view::npos) break;
+    body.remove_prefix(comma + 1);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string PassArgs::Take(const std::string& key, std::string fallback) {
+  auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  taken_.push_back(key);
+  return it->second;
+}
+
+absl::Status PassArgs::CheckAllUsed(std::string_view pass) const {
+  for (const auto& [key, value] : values_) {
+    if (std::find(taken_.begin(), taken_.end(), key) == taken_.end()) {
+      return InvalidArgument("pass ", AsAbsl(pass), " has no argument '", key, "'");
+    }
+  }
+  return absl::OkStatus();
+}
+
+const std::vector<PassInfo>& RegisteredPasses() {
+  static const auto* table = new std::vector<PassInfo>(MakeTable());
+  return *table;
+}
+
+absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec) {
+  std::string_view name;
+  std::map<std::string, std::string> values;
+  XLITE_RETURN_IF_ERROR(SplitSpec(spec, &name, &values));
+  for (const PassInfo& info : RegisteredPasses()) {
+    if (info.name != name) continue;
+    PassArgs args(std::move(values));
+    XLITE_ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass, info.create(args));
+    XLITE_RETURN_IF_ERROR(args.CheckAllUsed(name));
+    return pass;
+  }
+  std::vector<std::string> names;
+  for (const PassInfo& info : RegisteredPasses()) names.emplace_back(info.name);
+  return InvalidArgument("unknown pass '", AsAbsl(name), "' (known: ", absl::StrJoin(names, ", "),
+                         "; see xlite opt --list-passes)");
+}
+
+}  // namespace xlite
