@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
+#include "xlite/passes/algebraic_simplifier.h"
 #include "xlite/passes/call_inliner.h"
 #include "xlite/passes/conditional_simplifier.h"
 #include "xlite/passes/cse.h"
@@ -34,6 +35,10 @@ absl::StatusOr<std::unique_ptr<HloPass>> MakeLogisticExpander(PassArgs& args) {
 
 std::vector<PassInfo> MakeTable() {
   std::vector<PassInfo> passes = {
+      {"algsimp",
+       "algebraic simplification: arithmetic identities, shape-op chains, no-op ops, "
+       "lossless converts, constant selects, outer-product dots, reduce of broadcast",
+       Make<AlgebraicSimplifierPass>},
       {"call-inliner", "inlines every non-composite call", Make<CallInlinerPass>},
       {"simplify-conditional",
        "inlines the branch of a conditional with a constant selector or a single branch",
