@@ -1,5 +1,7 @@
 #include "xlite/ir/module.h"
 
+#include <algorithm>
+
 namespace xlite {
 
 HloModule::HloModule(std::string name) : name_(std::move(name)) {}
@@ -13,6 +15,15 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
   }
   computations_.push_back(std::move(c));
   if (is_entry) entry_ = raw;
+  return raw;
+}
+
+HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> c,
+                                               const HloComputation* user) {
+  HloComputation* raw = AddComputation(std::move(c), /*is_entry=*/false);
+  auto at = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& p) { return p.get() == user; });
+  if (at != computations_.end()) std::rotate(at, computations_.end() - 1, computations_.end());
   return raw;
 }
 

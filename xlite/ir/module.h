@@ -77,6 +77,10 @@ class HloModule {
   void set_name(std::string n) { name_ = std::move(n); }
 
   HloComputation* AddComputation(std::unique_ptr<HloComputation> c, bool is_entry);
+  // Adds a (non-entry) computation just before `user`, keeping callees
+  // before their callers as the text format needs.
+  HloComputation* AddComputationBefore(std::unique_ptr<HloComputation> c,
+                                       const HloComputation* user);
   // Callees before callers, as in the text.
   const std::vector<std::unique_ptr<HloComputation>>& computations() const {
     return computations_;

@@ -12,6 +12,7 @@
 #include "xlite/passes/cse.h"
 #include "xlite/passes/dce.h"
 #include "xlite/passes/logistic_expander.h"
+#include "xlite/passes/sort_simplifier.h"
 #include "xlite/passes/tuple_simplifier.h"
 #include "xlite/passes/zero_sized_elimination.h"
 
@@ -54,6 +55,9 @@ std::vector<PassInfo> MakeTable() {
        "expands logistic(x): strategy=exp (default) 1/(1+exp(-x)), or strategy=tanh "
        "0.5+0.5*tanh(0.5*x)",
        MakeLogisticExpander},
+      {"simplify-sorting",
+       "removes sort operands whose outputs are unused and that the comparator ignores",
+       Make<SortSimplifierPass>},
       {"tuple-simplifier",
        "forwards get-tuple-element of a tuple and replaces a tuple rebuilt from all "
        "elements of another tuple by that tuple",
