@@ -84,37 +84,24 @@ struct Remainder {
   T operator()(T a, T b) const { return std::fmod(a, b); }
 };
 
-// NaN-propagating; equal values give the first operand (std::max's rule).
-template <Real T>
-T FloatMax(T a, T b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  return a < b ? b : a;
-}
-template <Real T>
-T FloatMin(T a, T b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  return b < a ? b : a;
-}
-
-struct Maximum {
+// maximum (kMax) and minimum: pred as or/and; floats propagate NaN; equal
+// values give the first operand (std::max's rule, as XLA's evaluator).
+template <bool kMax>
+struct Extremum {
   template <Pred T>
-  bool operator()(T a, T b) const { return a || b; }
-  template <Int T>
-  T operator()(T a, T b) const { return a < b ? b : a; }
-  template <Real T>
-  T operator()(T a, T b) const { return FloatMax(a, b); }
+  bool operator()(T a, T b) const { return kMax ? (a || b) : (a && b); }
+  template <typename T>
+    requires Int<T> || Real<T>
+  T operator()(T a, T b) const {
+    if constexpr (Real<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return (kMax ? a < b : b < a) ? b : a;
+  }
 };
-
-struct Minimum {
-  template <Pred T>
-  bool operator()(T a, T b) const { return a && b; }
-  template <Int T>
-  T operator()(T a, T b) const { return b < a ? b : a; }
-  template <Real T>
-  T operator()(T a, T b) const { return FloatMin(a, b); }
-};
+using Maximum = Extremum<true>;
+using Minimum = Extremum<false>;
 
 struct Power {
   template <Int T>
