@@ -135,6 +135,22 @@ TEST(ElementwiseInt, MulhiSignedAndUnsigned) {
               ElementsAre(4294967294.0));
 }
 
+TEST(ElementwiseInt, CompareWithExplicitComparisonType) {
+  auto args = std::vector<Literal>{MakeLiteral("s32[2]", {-1, 2}), MakeLiteral("s32[2]", {1, 3})};
+  const std::string params = "a = s32[2] parameter(0)\nb = s32[2] parameter(1)\n";
+  EXPECT_THAT(RunDoubles(params + "ROOT r = pred[2] compare(a, b), direction=LT", args),
+              ElementsAre(1, 1));
+  // Read as unsigned, -1 is the largest value.
+  EXPECT_THAT(RunDoubles(params + "ROOT r = pred[2] compare(a, b), direction=LT, type=UNSIGNED",
+                         args),
+              ElementsAre(0, 1));
+  // s4 values compare by their sign-extended value.
+  EXPECT_THAT(RunDoubles("a = s4[2] parameter(0)\nb = s4[2] parameter(1)\n"
+                         "ROOT r = pred[2] compare(a, b), direction=GT",
+                         {MakeLiteral("s4[2]", {-8, 7}), MakeLiteral("s4[2]", {7, -8})}),
+              ElementsAre(0, 1));
+}
+
 TEST(ElementwisePred, LogicAndMinimum) {
   auto args = std::vector<Literal>{MakeLiteral("pred[4]", {0, 0, 1, 1}),
                                    MakeLiteral("pred[4]", {0, 1, 0, 1})};
@@ -176,6 +192,11 @@ TEST(ElementwiseFloat, NarrowFloatsRoundPerOp) {
                          "ROOT r = f16[2] add(a, b)",
                          {MakeLiteral("f16[2]", {2048, 2048}), MakeLiteral("f16[2]", {1, 3})}),
               ElementsAre(2048, 2052));
+  // f8e5m2 keeps 2 mantissa bits: 1 + 0.125 ties to 1, 1 + 0.375 to 1.5.
+  EXPECT_THAT(RunDoubles("a = f8e5m2[2] parameter(0)\nb = f8e5m2[2] parameter(1)\n"
+                         "ROOT r = f8e5m2[2] add(a, b)",
+                         {MakeLiteral("f8e5m2[2]", {1, 1}), MakeLiteral("f8e5m2[2]", {0.125, 0.375})}),
+              ElementsAre(1, 1.5));
   // Two ops round twice: (1 + 2^-8) in bf16 is 1, so the product is 3.
   EXPECT_THAT(RunDoubles("a = bf16[1] parameter(0)\nb = bf16[1] parameter(1)\n"
                          "c = bf16[1] parameter(2)\ns = bf16[1] add(a, b)\n"
@@ -281,6 +302,37 @@ ROOT p = c64[3] power(a, b))",
   EXPECT_EQ(got[0], C(1, 0));  // 1^x = 1 even for NaN
   EXPECT_EQ(got[1], C(0, 0));  // 0^2
   EXPECT_NEAR(got[2].real(), 8, 1e-5);
+}
+
+TEST(ElementwiseComplex, MoreTranscendentalsMatchTheirDefinitions) {
+  using C = std::complex<double>;
+  const C z(0.3, -0.7);
+  auto r = RunBody(R"(re = f64[1] parameter(0)
+im = f64[1] parameter(1)
+z = c128[1] complex(re, im)
+a = c128[1] sine(z)
+b = c128[1] cosine(z)
+c = c128[1] tanh(z)
+d = c128[1] rsqrt(z)
+e = c128[1] exponential-minus-one(z)
+f = c128[1] log-plus-one(z)
+g = c128[1] logistic(z)
+ROOT t = (c128[1], c128[1], c128[1], c128[1], c128[1], c128[1], c128[1]) tuple(a, b, c, d, e, f, g))",
+                   {MakeLiteral("f64[1]", {z.real()}), MakeLiteral("f64[1]", {z.imag()})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const C i(0, 1);
+  const C want[] = {(std::exp(i * z) - std::exp(-i * z)) / (2.0 * i),
+                    (std::exp(i * z) + std::exp(-i * z)) / 2.0,
+                    (std::exp(2.0 * z) - 1.0) / (std::exp(2.0 * z) + 1.0),
+                    1.0 / std::sqrt(z),
+                    std::exp(z) - 1.0,
+                    std::log(1.0 + z),
+                    1.0 / (1.0 + std::exp(-z))};
+  for (int k = 0; k < 7; ++k) {
+    C got = r->tuple_elements()[k].GetComplex(0);
+    EXPECT_NEAR(got.real(), want[k].real(), 1e-12) << "output " << k;
+    EXPECT_NEAR(got.imag(), want[k].imag(), 1e-12) << "output " << k;
+  }
 }
 
 // ---------------------------------------------------------------- conversions
