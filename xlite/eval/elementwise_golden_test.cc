@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct GoldenCase {
   std::vector<std::vector<uint64_t>> inputs;
   std::vector<uint64_t> expected;
 };
+
+// gtest names a failing parameter by this instead of dumping its bytes.
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
 
 std::vector<uint64_t> ParseHexList(const std::string& text) {
   std::vector<uint64_t> out;

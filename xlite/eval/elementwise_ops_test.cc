@@ -17,7 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xlite/eval/eval_context.h"
 #include "xlite/eval/eval_test_util.h"
+#include "xlite/eval/op_handlers.h"
+#include "xlite/ir/instruction.h"
 
 namespace xlite::eval {
 namespace {
@@ -346,6 +349,33 @@ TEST(ElementwiseConvert, NarrowTargetsRoundToNearestEven) {
   EXPECT_THAT(RunDoubles("a = s32[3] parameter(0)\nROOT r = s4[3] convert(a)",
                          {MakeLiteral("s32[3]", {9, -9, 7})}),
               ElementsAre(-7, 7, 7));
+}
+
+// The verifier refuses complex -> real converts; the handler itself keeps the
+// real part, as XLA's literal conversion does.
+class NoCallContext : public EvalContext {
+ public:
+  const EvalOptions& options() const override { return options_; }
+  absl::StatusOr<Literal> Call(const HloComputation&, absl::Span<const Literal* const>) override {
+    return absl::InternalError("unexpected call");
+  }
+  std::mt19937_64& rng() override { return rng_; }
+
+ private:
+  EvalOptions options_;
+  std::mt19937_64 rng_;
+};
+
+TEST(ElementwiseConvert, ComplexToRealKeepsTheRealPart) {
+  HloInstruction convert(HloOpcode::kConvert, Shape(PrimitiveType::BF16, {2}));
+  Literal z(Shape(PrimitiveType::C64, {2}));
+  z.SetComplex(0, {1.00390625, 5});  // 1 + 2^-8 ties to 1 in bf16
+  z.SetComplex(1, {-3, -4});
+  const Literal* operands[] = {&z};
+  NoCallContext ctx;
+  auto r = DefaultOpHandlers().Get(HloOpcode::kConvert)(convert, absl::MakeConstSpan(operands), ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ToDoubles(*r), ElementsAre(1, -3));
 }
 
 TEST(ElementwiseConvert, BitcastConvertSameAndDifferentWidths) {
