@@ -163,35 +163,35 @@ uint64_t ShiftCount(T n, int bits) {
   return bits >= 64 ? u : u & ((uint64_t{1} << bits) - 1);
 }
 
-struct ShiftLeft {
-  int bits = 0;
-  template <Int T>
-  T operator()(T a, T n) const {
-    uint64_t count = ShiftCount(n, bits);
-    if (count >= static_cast<uint64_t>(bits)) return 0;
-    return static_cast<T>(static_cast<WideUnsigned<T>>(a) << count);
-  }
-};
+// The bits of `a` as a signed number of the operand's width.
+template <Int T>
+int64_t SignedOfWidth(T a, int bits) {
+  return static_cast<int64_t>(ShiftCount(a, bits) << (64 - bits)) >> (64 - bits);
+}
 
-struct ShiftRightLogical {
-  int bits = 0;
-  template <Int T>
-  T operator()(T a, T n) const {
-    uint64_t count = ShiftCount(n, bits);
-    if (count >= static_cast<uint64_t>(bits)) return 0;
-    return static_cast<T>(ShiftCount(a, bits) >> count);
-  }
-};
+enum class ShiftKind { kLeft, kRightLogical, kRightArithmetic };
 
-struct ShiftRightArithmetic {
+// Counts of the bit width or more shift every bit out: 0, or the sign fill
+// for the arithmetic right shift.
+template <ShiftKind kKind>
+struct Shift {
   int bits = 0;
   template <Int T>
   T operator()(T a, T n) const {
-    uint64_t count = ShiftCount(n, bits);
-    // The value as a signed number of the operand's width.
-    int64_t v = static_cast<int64_t>(ShiftCount(a, bits) << (64 - bits)) >> (64 - bits);
-    if (count >= static_cast<uint64_t>(bits)) return static_cast<T>(v < 0 ? -1 : 0);
-    return static_cast<T>(v >> count);
+    const uint64_t count = ShiftCount(n, bits);
+    const int64_t value = SignedOfWidth(a, bits);
+    if (count >= static_cast<uint64_t>(bits)) {
+      return static_cast<T>(kKind == ShiftKind::kRightArithmetic && value < 0 ? -1 : 0);
+    }
+    switch (kKind) {
+      case ShiftKind::kLeft:
+        return static_cast<T>(static_cast<WideUnsigned<T>>(a) << count);
+      case ShiftKind::kRightLogical:
+        return static_cast<T>(ShiftCount(a, bits) >> count);
+      case ShiftKind::kRightArithmetic:
+        break;
+    }
+    return static_cast<T>(value >> count);
   }
 };
 
@@ -251,10 +251,7 @@ struct Compare {
       return Ordered(direction, ShiftCount(a, bits), ShiftCount(b, bits));
     }
     // Signed: sign-extend from the operand's width (unsigned operands too).
-    auto as_signed = [&](T v) {
-      return static_cast<int64_t>(ShiftCount(v, bits) << (64 - bits)) >> (64 - bits);
-    };
-    return Ordered(direction, as_signed(a), as_signed(b));
+    return Ordered(direction, SignedOfWidth(a, bits), SignedOfWidth(b, bits));
   }
   template <Real T>
   bool operator()(T a, T b) const {
@@ -294,8 +291,12 @@ absl::StatusOr<Literal> CompareHandler(const HloInstruction& inst, Operands ops,
 // Copies element bytes of on_true or on_false; the element type does not
 // matter, only its storage width.
 template <typename Word>
-void SelectWords(Literal& out, Reader<bool> pred, Reader<Word> on_true, Reader<Word> on_false) {
-  MapInto<Word>(out, [](bool p, Word t, Word f) { return p ? t : f; }, pred, on_true, on_false);
+Literal SelectWords(Literal out, Operands ops) {
+  const int64_t n = out.element_count();
+  MapInto<Word>(
+      out, [](bool p, Word t, Word f) { return p ? t : f; }, ReadAs<bool>(*ops[0], n),
+      ReadAs<Word>(*ops[1], n), ReadAs<Word>(*ops[2], n));
+  return out;
 }
 
 struct Bytes16 {
@@ -307,18 +308,14 @@ absl::StatusOr<Literal> SelectHandler(const HloInstruction& inst, Operands ops, 
     return InvalidArgument("select needs a pred predicate and array operands");
   }
   Literal out(WithElementType(inst.shape(), ops[1]->shape().element_type()));
-  const int64_t n = out.element_count();
-  Reader<bool> pred = ReadAs<bool>(*ops[0], n);
   switch (StorageBytes(out.shape().element_type())) {
-    case 1: SelectWords(out, pred, ReadAs<uint8_t>(*ops[1], n), ReadAs<uint8_t>(*ops[2], n)); break;
-    case 2: SelectWords(out, pred, ReadAs<uint16_t>(*ops[1], n), ReadAs<uint16_t>(*ops[2], n)); break;
-    case 4: SelectWords(out, pred, ReadAs<uint32_t>(*ops[1], n), ReadAs<uint32_t>(*ops[2], n)); break;
-    case 8: SelectWords(out, pred, ReadAs<uint64_t>(*ops[1], n), ReadAs<uint64_t>(*ops[2], n)); break;
-    case 16: SelectWords(out, pred, ReadAs<Bytes16>(*ops[1], n), ReadAs<Bytes16>(*ops[2], n)); break;
-    default:
-      return UnsupportedType(inst, out.shape().element_type());
+    case 1: return SelectWords<uint8_t>(std::move(out), ops);
+    case 2: return SelectWords<uint16_t>(std::move(out), ops);
+    case 4: return SelectWords<uint32_t>(std::move(out), ops);
+    case 8: return SelectWords<uint64_t>(std::move(out), ops);
+    case 16: return SelectWords<Bytes16>(std::move(out), ops);
+    default: return UnsupportedType(inst, out.shape().element_type());
   }
-  return out;
 }
 
 // clamp(lo, x, hi) = min(hi, max(lo, x)), NaN from any operand propagating.
@@ -348,9 +345,9 @@ void RegisterBinaryOps(OpHandlerTable& table) {
   table.Register(O::kAnd, kBinary<And>);
   table.Register(O::kOr, kBinary<Or>);
   table.Register(O::kXor, kBinary<Xor>);
-  table.Register(O::kShiftLeft, kBinary<ShiftLeft>);
-  table.Register(O::kShiftRightLogical, kBinary<ShiftRightLogical>);
-  table.Register(O::kShiftRightArithmetic, kBinary<ShiftRightArithmetic>);
+  table.Register(O::kShiftLeft, kBinary<Shift<ShiftKind::kLeft>>);
+  table.Register(O::kShiftRightLogical, kBinary<Shift<ShiftKind::kRightLogical>>);
+  table.Register(O::kShiftRightArithmetic, kBinary<Shift<ShiftKind::kRightArithmetic>>);
   table.Register(O::kMulhi, kBinary<Mulhi>);
   table.Register(O::kComplex, kBinary<MakeComplex>);
   table.Register(O::kCompare, CompareHandler);

@@ -117,12 +117,11 @@ TEST_P(ElementwiseGolden, MatchesExpected) {
           UlpDistance(got, want, out_type) <= c.ulps) {
         continue;
       }
-      ADD_FAILURE() << c.name << " element " << i << " inputs(hex) " << inputs.str() << "got "
-                    << g << " (0x" << std::hex << got << ") want " << w << " (0x" << want
-                    << ")";
+      ADD_FAILURE() << c.name << " element " << i << " inputs(hex) " << inputs.str() << "got " << g
+                    << " (0x" << std::hex << got << ") want " << w << " (0x" << want << ")";
     } else {
-      ADD_FAILURE() << c.name << " element " << i << " inputs(hex) " << inputs.str()
-                    << "got 0x" << std::hex << got << " want 0x" << want;
+      ADD_FAILURE() << c.name << " element " << i << " inputs(hex) " << inputs.str() << "got 0x"
+                    << std::hex << got << " want 0x" << want;
     }
   }
 }
