@@ -431,10 +431,10 @@ TEST(ElementwiseConvert, ReducePrecisionFlushesAndKeepsNaN) {
   EXPECT_EQ(r[3], kInf);
   // Without mantissa bits a NaN cannot stay a NaN.
   std::vector<double> z = RunDoubles(
-      "a = f32[2] parameter(0)\nROOT r = f32[2] reduce-precision(a), exponent_bits=8, "
+      "a = f32[3] parameter(0)\nROOT r = f32[3] reduce-precision(a), exponent_bits=8, "
       "mantissa_bits=0",
-      {MakeLiteral("f32[2]", {kNaN, 1.5})});
-  EXPECT_THAT(z, ElementsAre(kInf, 2));
+      {MakeLiteral("f32[3]", {kNaN, -kNaN, 1.5})});
+  EXPECT_THAT(z, ElementsAre(kInf, kInf, 2));
 }
 
 // ---------------------------------------------------------------- iota, map

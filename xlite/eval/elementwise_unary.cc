@@ -184,7 +184,7 @@ struct ImagPart {
 // bits and `kExponent` exponent bits (U its unsigned storage) to `exponent_bits`
 // and `mantissa_bits`: mantissa rounded to nearest even, exponents above the
 // reduced range become inf, at or below its minimum (reduced denormals) zero,
-// NaN kept (inf when no mantissa bit is left to carry it).
+// NaN kept (+inf when no mantissa bit is left to carry it).
 template <typename U, int kExponent, int kMantissa>
 U ReducePrecisionBits(U x, int64_t exponent_bits, int64_t mantissa_bits, bool is_nan) {
   const U input = x;
@@ -207,9 +207,8 @@ U ReducePrecisionBits(U x, int64_t exponent_bits, int64_t mantissa_bits, bool is
       x = x & sign;
     }
   }
-  if (is_nan) {
-    return mantissa_bits > 0 ? input : static_cast<U>((input & (U{1} << (kExponent + kMantissa))) |
-                                                      (((U{1} << kExponent) - 1) << kMantissa));
+  if (is_nan) {  // XLA turns it into +inf whatever its sign
+    return mantissa_bits > 0 ? input : static_cast<U>(((U{1} << kExponent) - 1) << kMantissa);
   }
   return x;
 }
