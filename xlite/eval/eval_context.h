@@ -27,6 +27,13 @@ class EvalContext {
   // The stream of the `rng` op, seeded from options().rng_seed and the
   // device, advanced in evaluation order (deterministic).
   virtual std::mt19937_64& rng() = 0;
+
+  // The state rng-get-and-update-state reads and advances (starts at 0 for
+  // each evaluation).
+  uint64_t& rng_state_counter() { return rng_state_counter_; }
+
+ private:
+  uint64_t rng_state_counter_ = 0;
 };
 
 }  // namespace xlite::eval
