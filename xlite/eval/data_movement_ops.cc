@@ -218,7 +218,8 @@ absl::StatusOr<Literal> Bitcast(const HloInstruction& inst, Operands ops, EvalCo
     return InvalidArgument("bitcast of ", x.shape().ToString(), " to ", shape.ToString(),
                            " changes the element count");
   }
-  XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> in_order, MajorToMinor(x.shape()));
+  // Layouts come from the instruction: argument literals carry none.
+  XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> in_order, MajorToMinor(inst.operand(0)->shape()));
   XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> out_order, MajorToMinor(shape));
   // The operand's buffer as a row-major array of its physical dimensions.
   DimVector physical_dims;

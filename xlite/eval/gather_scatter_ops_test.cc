@@ -188,17 +188,17 @@ TEST(Scatter, VariadicRunsTheComputation) {
 cross {
   a0 = f32[] parameter(0)
   a1 = f32[] parameter(1)
-  u0 = f32[] parameter(2)
-  u1 = f32[] parameter(3)
-  ROOT t = (f32[], f32[]) tuple(u1, a0)
+  upd0 = f32[] parameter(2)
+  upd1 = f32[] parameter(3)
+  ROOT t = (f32[], f32[]) tuple(upd1, a0)
 }
 ENTRY e {
   x0 = f32[5] parameter(0)
   x1 = f32[5] parameter(1)
   i = s32[3,1] parameter(2)
-  u0 = f32[3] parameter(3)
-  u1 = f32[3] parameter(4)
-  ROOT s = (f32[5], f32[5]) scatter(x0, x1, i, u0, u1), update_window_dims={},
+  upd0 = f32[3] parameter(3)
+  upd1 = f32[3] parameter(4)
+  ROOT s = (f32[5], f32[5]) scatter(x0, x1, i, upd0, upd1), update_window_dims={},
     inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,
     to_apply=cross
 })", {Arg("scatter_variadic", "operand0", "f32[5]"), Arg("scatter_variadic", "operand1", "f32[5]"),
@@ -218,17 +218,17 @@ TEST(Scatter, VariadicOverwrite) {
 assign2 {
   a0 = s32[] parameter(0)
   a1 = s32[] parameter(1)
-  u0 = s32[] parameter(2)
-  u1 = s32[] parameter(3)
-  ROOT t = (s32[], s32[]) tuple(u0, u1)
+  upd0 = s32[] parameter(2)
+  upd1 = s32[] parameter(3)
+  ROOT t = (s32[], s32[]) tuple(upd0, upd1)
 }
 ENTRY e {
   x0 = s32[3] parameter(0)
   x1 = s32[3] parameter(1)
   i = s32[2] parameter(2)
-  u0 = s32[2] parameter(3)
-  u1 = s32[2] parameter(4)
-  ROOT s = (s32[3], s32[3]) scatter(x0, x1, i, u0, u1), update_window_dims={},
+  upd0 = s32[2] parameter(3)
+  upd1 = s32[2] parameter(4)
+  ROOT s = (s32[3], s32[3]) scatter(x0, x1, i, upd0, upd1), update_window_dims={},
     inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,
     to_apply=assign2
 })", {MakeLiteral("s32[3]", {0, 0, 0}), MakeLiteral("s32[3]", {5, 5, 5}),
