@@ -180,19 +180,19 @@ ENTRY e {
 }
 
 TEST(DataMovement, ConcatenateThreeOperands) {
-  EXPECT_THAT(Entry(R"(a = f32[2,1] parameter(0)
-  b = f32[2,2] parameter(1)
-  c = f32[2,1] parameter(2)
-  ROOT r = f32[2,4] concatenate(a, b, c), dimensions={1})",
-                  {MakeLiteral("f32[2,1]", {1, 2}), MakeLiteral("f32[2,2]", {3, 4, 5, 6}),
-                   MakeLiteral("f32[2,1]", {7, 8})}),
+  // Operands a, b, c of the given shapes hold 1-2, 3-6 and 7-8.
+  auto concat = [](const std::string& a, const std::string& b, const std::string& c,
+                   const std::string& out, int dim) {
+    return Entry("a = " + a + " parameter(0)\n  b = " + b + " parameter(1)\n  c = " + c +
+                     " parameter(2)\n  ROOT r = " + out + " concatenate(a, b, c), dimensions={" +
+                     std::to_string(dim) + "}",
+                 {MakeLiteral(a, {1, 2}), MakeLiteral(b, {3, 4, 5, 6}), MakeLiteral(c, {7, 8})});
+  };
+  // Along columns: rows [1 | 3 4 | 7] and [2 | 5 6 | 8].
+  EXPECT_THAT(concat("f32[2,1]", "f32[2,2]", "f32[2,1]", "f32[2,4]", 1),
               ElementsAre(1, 3, 4, 7, 2, 5, 6, 8));
-  EXPECT_THAT(Entry(R"(a = s8[1,2] parameter(0)
-  b = s8[2,2] parameter(1)
-  c = s8[1,2] parameter(2)
-  ROOT r = s8[4,2] concatenate(a, b, c), dimensions={0})",
-                  {MakeLiteral("s8[1,2]", {1, 2}), MakeLiteral("s8[2,2]", {3, 4, 5, 6}),
-                   MakeLiteral("s8[1,2]", {7, 8})}),
+  // Along rows: the operands one after another.
+  EXPECT_THAT(concat("s8[1,2]", "s8[2,2]", "s8[1,2]", "s8[4,2]", 0),
               ElementsAre(1, 2, 3, 4, 5, 6, 7, 8));
 }
 

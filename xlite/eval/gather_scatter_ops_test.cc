@@ -181,30 +181,29 @@ ENTRY e {
               ElementsAreArray(Golden("scatter_oob", "expected")));
 }
 
+// A two-operand scatter of T[n] operands and T[k] updates at s32[k] indices
+// whose update computation returns `root` over parameters a0 a1 upd0 upd1.
+std::string VariadicScatter(const std::string& t, int n, int k, const std::string& root) {
+  std::string op = t + "[" + std::to_string(n) + "]", up = t + "[" + std::to_string(k) + "]";
+  return "HloModule m\ncombine {\n  a0 = " + t + "[] parameter(0)\n  a1 = " + t +
+         "[] parameter(1)\n  upd0 = " + t + "[] parameter(2)\n  upd1 = " + t +
+         "[] parameter(3)\n  ROOT t = (" + t + "[], " + t + "[]) tuple(" + root +
+         ")\n}\nENTRY e {\n  x0 = " + op + " parameter(0)\n  x1 = " + op +
+         " parameter(1)\n  i = s32[" + std::to_string(k) + "] parameter(2)\n  upd0 = " + up +
+         " parameter(3)\n  upd1 = " + up + " parameter(4)\n  ROOT s = (" + op + ", " + op +
+         ") scatter(x0, x1, i, upd0, upd1), update_window_dims={}, inserted_window_dims={0}, "
+         "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine\n}\n";
+}
+
 TEST(Scatter, VariadicRunsTheComputation) {
   // (a0, a1, u0, u1) -> (u1, a0): not a fast-path shape, so each element goes
   // through the computation; duplicates chain through the updated a0.
-  auto r = EvaluateText(R"(HloModule m
-cross {
-  a0 = f32[] parameter(0)
-  a1 = f32[] parameter(1)
-  upd0 = f32[] parameter(2)
-  upd1 = f32[] parameter(3)
-  ROOT t = (f32[], f32[]) tuple(upd1, a0)
-}
-ENTRY e {
-  x0 = f32[5] parameter(0)
-  x1 = f32[5] parameter(1)
-  i = s32[3,1] parameter(2)
-  upd0 = f32[3] parameter(3)
-  upd1 = f32[3] parameter(4)
-  ROOT s = (f32[5], f32[5]) scatter(x0, x1, i, upd0, upd1), update_window_dims={},
-    inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,
-    to_apply=cross
-})", {Arg("scatter_variadic", "operand0", "f32[5]"), Arg("scatter_variadic", "operand1", "f32[5]"),
-      Arg("scatter_variadic", "indices", "s32[3,1]"),
-      Arg("scatter_variadic", "updates0", "f32[3]"),
-      Arg("scatter_variadic", "updates1", "f32[3]")});
+  auto r = EvaluateText(VariadicScatter("f32", 5, 3, "upd1, a0"),
+                        {Arg("scatter_variadic", "operand0", "f32[5]"),
+                         Arg("scatter_variadic", "operand1", "f32[5]"),
+                         MakeLiteral("s32[3]", Golden("scatter_variadic", "indices")),
+                         Arg("scatter_variadic", "updates0", "f32[3]"),
+                         Arg("scatter_variadic", "updates1", "f32[3]")});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(r->tuple_elements()[0]),
               ElementsAreArray(Golden("scatter_variadic", "expected0")));
@@ -214,26 +213,10 @@ ENTRY e {
 
 TEST(Scatter, VariadicOverwrite) {
   // u0 = [7, 8] to positions 2 and 0 of x0; u1 = [1, 2] likewise into x1.
-  auto r = EvaluateText(R"(HloModule m
-assign2 {
-  a0 = s32[] parameter(0)
-  a1 = s32[] parameter(1)
-  upd0 = s32[] parameter(2)
-  upd1 = s32[] parameter(3)
-  ROOT t = (s32[], s32[]) tuple(upd0, upd1)
-}
-ENTRY e {
-  x0 = s32[3] parameter(0)
-  x1 = s32[3] parameter(1)
-  i = s32[2] parameter(2)
-  upd0 = s32[2] parameter(3)
-  upd1 = s32[2] parameter(4)
-  ROOT s = (s32[3], s32[3]) scatter(x0, x1, i, upd0, upd1), update_window_dims={},
-    inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,
-    to_apply=assign2
-})", {MakeLiteral("s32[3]", {0, 0, 0}), MakeLiteral("s32[3]", {5, 5, 5}),
-      MakeLiteral("s32[2]", {2, 0}), MakeLiteral("s32[2]", {7, 8}),
-      MakeLiteral("s32[2]", {1, 2})});
+  auto r = EvaluateText(VariadicScatter("s32", 3, 2, "upd0, upd1"),
+                        {MakeLiteral("s32[3]", {0, 0, 0}), MakeLiteral("s32[3]", {5, 5, 5}),
+                         MakeLiteral("s32[2]", {2, 0}), MakeLiteral("s32[2]", {7, 8}),
+                         MakeLiteral("s32[2]", {1, 2})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(r->tuple_elements()[0]), ElementsAre(8, 0, 7));
   EXPECT_THAT(ToDoubles(r->tuple_elements()[1]), ElementsAre(2, 5, 1));
