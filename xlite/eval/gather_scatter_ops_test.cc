@@ -282,5 +282,24 @@ ENTRY e {
               ElementsAre(1, 9, 5));
 }
 
+TEST(Scatter, IntegerAddAndMultiplyWrap) {
+  // s8: 127 + 1 wraps to -128. u16: 65535 * 65535 = 2^32 - 2^17 + 1 = 1 mod 2^16.
+  auto text = [](const std::string& t, const std::string& op) {
+    return "HloModule m\nf {\n  a = " + t + "[] parameter(0)\n  b = " + t +
+           "[] parameter(1)\n  ROOT r = " + t + "[] " + op + "(a, b)\n}\nENTRY e {\n  x = " +
+           t + "[2] parameter(0)\n  i = s32[1] parameter(1)\n  u = " + t +
+           "[1] parameter(2)\n  ROOT s = " + t + "[2] scatter(x, i, u), update_window_dims={}, "
+           "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+           "to_apply=f\n}\n";
+  };
+  EXPECT_THAT(Eval(text("s8", "add"), {MakeLiteral("s8[2]", {127, 3}), MakeLiteral("s32[1]", {0}),
+                                       MakeLiteral("s8[1]", {1})}),
+              ElementsAre(-128, 3));
+  EXPECT_THAT(Eval(text("u16", "multiply"),
+                   {MakeLiteral("u16[2]", {4, 65535}), MakeLiteral("s32[1]", {1}),
+                    MakeLiteral("u16[1]", {65535})}),
+              ElementsAre(4, 1));
+}
+
 }  // namespace
 }  // namespace xlite::eval

@@ -6,6 +6,7 @@
 // add/multiply/maximum/minimum of the two parameters — done in place.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <type_traits>
 
 #include "xlite/base/status.h"
@@ -44,6 +45,7 @@ T Combine(T x, T y) {
       if (x != x) return x;
       if (y != y) return y;
     }
+    // Equal values keep the first operand (std::max / std::min do).
     return kOp == Binary::kMaximum ? std::max(x, y) : std::min(x, y);
   }
 }
@@ -101,14 +103,16 @@ bool IsOverwrite(const HloComputation& comp, int64_t count) {
 std::optional<Binary> PlainBinary(const HloComputation& comp) {
   const HloInstruction* root = comp.root_instruction();
   if (root->operand_count() != 2 || !root->shape().IsScalar()) return std::nullopt;
-  bool params = (IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1)) ||
-                (IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0));
-  if (!params) return std::nullopt;
+  bool in_order = IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1);
+  bool swapped = IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0);
   switch (root->opcode()) {
-    case HloOpcode::kAdd: return Binary::kAdd;
-    case HloOpcode::kMultiply: return Binary::kMultiply;
-    case HloOpcode::kMaximum: return Binary::kMaximum;
-    case HloOpcode::kMinimum: return Binary::kMinimum;
+    case HloOpcode::kAdd:
+      return in_order || swapped ? std::optional(Binary::kAdd) : std::nullopt;
+    case HloOpcode::kMultiply:
+      return in_order || swapped ? std::optional(Binary::kMultiply) : std::nullopt;
+    // Ties (+0 vs -0, two NaNs) give the first operand, so order matters.
+    case HloOpcode::kMaximum: return in_order ? std::optional(Binary::kMaximum) : std::nullopt;
+    case HloOpcode::kMinimum: return in_order ? std::optional(Binary::kMinimum) : std::nullopt;
     default: return std::nullopt;
   }
 }
