@@ -27,6 +27,16 @@ Literal Permute(const Literal& x, absl::Span<const int64_t> perm, const Shape& r
   return out;
 }
 
+// The single dimension of a `dimensions={d}` attribute.
+absl::StatusOr<int64_t> OnlyDimension(const HloInstruction& inst, int64_t rank) {
+  if (inst.dimensions().size() != 1 || inst.dimensions()[0] < 0 ||
+      inst.dimensions()[0] >= rank) {
+    return InvalidArgument("expected one dimension below ", rank, " in dimensions={",
+                           absl::StrJoin(inst.dimensions(), ","), "}");
+  }
+  return inst.dimensions()[0];
+}
+
 absl::Status ExpectRank(absl::Span<const int64_t> list, int64_t rank, const char* what) {
   if (static_cast<int64_t>(list.size()) == rank) return absl::OkStatus();
   return InvalidArgument(what, " has ", list.size(), " entries for rank ", rank);
@@ -52,7 +62,7 @@ absl::StatusOr<Literal> Reshape(const HloInstruction& inst, Operands ops, EvalCo
 
 absl::StatusOr<Literal> SetDimensionSize(const HloInstruction& inst, Operands ops,
                                          EvalContext&) {
-  int64_t d = inst.dimensions().at(0);
+  XLITE_ASSIGN_OR_RETURN(int64_t d, OnlyDimension(inst, ops[0]->shape().rank()));
   XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> size, IndexValues(*ops[1]));
   if (size[0] < 0 || size[0] > ops[0]->shape().dimensions(d)) {
     return InvalidArgument("size ", size[0], " is out of range for dimension ", d, " of ",
@@ -63,8 +73,9 @@ absl::StatusOr<Literal> SetDimensionSize(const HloInstruction& inst, Operands op
 
 absl::StatusOr<Literal> GetDimensionSize(const HloInstruction& inst, Operands ops,
                                          EvalContext&) {
+  XLITE_ASSIGN_OR_RETURN(int64_t d, OnlyDimension(inst, ops[0]->shape().rank()));
   Literal out(Shape::Scalar(PrimitiveType::S32));
-  out.SetInt64(0, ops[0]->shape().dimensions(inst.dimensions().at(0)));
+  out.SetInt64(0, ops[0]->shape().dimensions(d));
   return out;
 }
 
@@ -76,7 +87,8 @@ absl::StatusOr<Literal> DynamicReshape(const HloInstruction& inst, Operands ops,
   std::vector<int64_t> sizes;
   for (size_t i = 1; i < ops.size(); ++i) {
     XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> v, IndexValues(*ops[i]));
-    sizes.push_back(v.at(0));
+    if (v.size() != 1) return InvalidArgument("dynamic-reshape sizes must be scalars");
+    sizes.push_back(v[0]);
   }
   XLITE_RETURN_IF_ERROR(ExpectRank(sizes, shape.rank(), "dynamic-reshape sizes"));
   int64_t count = 1;
@@ -119,7 +131,7 @@ absl::StatusOr<Literal> Slice(const HloInstruction& inst, Operands ops, EvalCont
 }
 
 absl::StatusOr<Literal> Concatenate(const HloInstruction& inst, Operands ops, EvalContext&) {
-  int64_t d = inst.dimensions().at(0);
+  XLITE_ASSIGN_OR_RETURN(int64_t d, OnlyDimension(inst, inst.shape().rank()));
   Literal out(inst.shape());
   std::vector<int64_t> out_strides = StridesOf(inst.shape());
   int64_t at = 0;

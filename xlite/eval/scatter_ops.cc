@@ -125,10 +125,12 @@ class CallApplier {
       : comp_(comp), ctx_(ctx), results_(results), updates_(updates) {
     for (const Literal& r : results) args_.emplace_back(Shape::Scalar(r.shape().element_type()));
     for (const Literal* u : updates) args_.emplace_back(Shape::Scalar(u->shape().element_type()));
-    for (const Literal& arg : args_) arg_pointers_.push_back(&arg);
   }
 
   absl::Status operator()(const StridedBox& box) {
+    // Taken here, not in the constructor: std::function may move this object.
+    arg_pointers_.clear();
+    for (const Literal& arg : args_) arg_pointers_.push_back(&arg);
     absl::Status status;
     ForEachRun(box, [&](int64_t a, int64_t b, int64_t n) {
       for (int64_t i = 0; i < n && status.ok(); ++i) status = One(a + i, b + i);
