@@ -83,9 +83,7 @@ absl::StatusOr<Literal> WithShape(const Literal& src, const Shape& shape) {
   return out;
 }
 
-std::vector<int64_t> StridesOf(const Shape& shape) {
-  return RowMajorStrides(shape.dimensions());
-}
+std::vector<int64_t> StridesOf(const Shape& shape) { return RowMajorStrides(shape.dimensions()); }
 
 absl::StatusOr<std::vector<int64_t>> IndexValues(const Literal& indices) {
   PrimitiveType t = indices.shape().element_type();

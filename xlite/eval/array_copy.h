@@ -21,9 +21,8 @@ struct StridedBox {
   absl::InlinedVector<int64_t, 6> sizes, a_strides, b_strides;
   int64_t a_offset = 0, b_offset = 0;
 
-  StridedBox(absl::Span<const int64_t> sizes, int64_t a_offset,
-             absl::Span<const int64_t> a_strides, int64_t b_offset,
-             absl::Span<const int64_t> b_strides);
+  StridedBox(absl::Span<const int64_t> sizes, int64_t a_offset, absl::Span<const int64_t> a_strides,
+             int64_t b_offset, absl::Span<const int64_t> b_strides);
   bool empty() const;
 };
 

@@ -29,8 +29,7 @@ Literal Permute(const Literal& x, absl::Span<const int64_t> perm, const Shape& r
 
 // The single dimension of a `dimensions={d}` attribute.
 absl::StatusOr<int64_t> OnlyDimension(const HloInstruction& inst, int64_t rank) {
-  if (inst.dimensions().size() != 1 || inst.dimensions()[0] < 0 ||
-      inst.dimensions()[0] >= rank) {
+  if (inst.dimensions().size() != 1 || inst.dimensions()[0] < 0 || inst.dimensions()[0] >= rank) {
     return InvalidArgument("expected one dimension below ", rank, " in dimensions={",
                            absl::StrJoin(inst.dimensions(), ","), "}");
   }
@@ -60,8 +59,7 @@ absl::StatusOr<Literal> Reshape(const HloInstruction& inst, Operands ops, EvalCo
   return WithShape(*ops[0], inst.shape());
 }
 
-absl::StatusOr<Literal> SetDimensionSize(const HloInstruction& inst, Operands ops,
-                                         EvalContext&) {
+absl::StatusOr<Literal> SetDimensionSize(const HloInstruction& inst, Operands ops, EvalContext&) {
   XLITE_ASSIGN_OR_RETURN(int64_t d, OnlyDimension(inst, ops[0]->shape().rank()));
   XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> size, IndexValues(*ops[1]));
   if (size[0] < 0 || size[0] > ops[0]->shape().dimensions(d)) {
@@ -71,8 +69,7 @@ absl::StatusOr<Literal> SetDimensionSize(const HloInstruction& inst, Operands op
   return WithShape(*ops[0], inst.shape());
 }
 
-absl::StatusOr<Literal> GetDimensionSize(const HloInstruction& inst, Operands ops,
-                                         EvalContext&) {
+absl::StatusOr<Literal> GetDimensionSize(const HloInstruction& inst, Operands ops, EvalContext&) {
   XLITE_ASSIGN_OR_RETURN(int64_t d, OnlyDimension(inst, ops[0]->shape().rank()));
   Literal out(Shape::Scalar(PrimitiveType::S32));
   out.SetInt64(0, ops[0]->shape().dimensions(d));
@@ -81,8 +78,7 @@ absl::StatusOr<Literal> GetDimensionSize(const HloInstruction& inst, Operands op
 
 // The operand's elements, row-major over the runtime sizes, placed in the
 // (bounded) result; positions past the runtime sizes stay zero.
-absl::StatusOr<Literal> DynamicReshape(const HloInstruction& inst, Operands ops,
-                                       EvalContext&) {
+absl::StatusOr<Literal> DynamicReshape(const HloInstruction& inst, Operands ops, EvalContext&) {
   const Shape& shape = inst.shape();
   std::vector<int64_t> sizes;
   for (size_t i = 1; i < ops.size(); ++i) {
@@ -136,8 +132,9 @@ absl::StatusOr<Literal> Concatenate(const HloInstruction& inst, Operands ops, Ev
   std::vector<int64_t> out_strides = StridesOf(inst.shape());
   int64_t at = 0;
   for (const Literal* x : ops) {
-    CopyBox(out, *x, StridedBox(x->shape().dimensions(), at * out_strides[d], out_strides, 0,
-                                StridesOf(x->shape())));
+    CopyBox(out, *x,
+            StridedBox(x->shape().dimensions(), at * out_strides[d], out_strides, 0,
+                       StridesOf(x->shape())));
     at += x->shape().dimensions(d);
   }
   return out;
@@ -149,8 +146,7 @@ absl::StatusOr<Literal> Pad(const HloInstruction& inst, Operands ops, EvalContex
   const Literal& x = *ops[0];
   const PaddingConfig& padding = inst.attrs<PadAttrs>().padding;
   if (static_cast<int64_t>(padding.size()) != x.shape().rank()) {
-    return InvalidArgument("padding has ", padding.size(), " entries for rank ",
-                           x.shape().rank());
+    return InvalidArgument("padding has ", padding.size(), " entries for rank ", x.shape().rank());
   }
   Literal out(inst.shape());
   FillWith(out, *ops[1]);
@@ -236,9 +232,9 @@ absl::StatusOr<Literal> Bitcast(const HloInstruction& inst, Operands ops, EvalCo
   // The operand's buffer as a row-major array of its physical dimensions.
   DimVector physical_dims;
   for (int64_t d : in_order) physical_dims.push_back(x.shape().dimensions(d));
-  Literal physical = IsIdentity(in_order) ? Literal()
-                                          : Permute(x, in_order, Shape(x.shape().element_type(),
-                                                                        physical_dims));
+  Literal physical = IsIdentity(in_order)
+                         ? Literal()
+                         : Permute(x, in_order, Shape(x.shape().element_type(), physical_dims));
   const Literal& buffer = IsIdentity(in_order) ? x : physical;
   // Walk the result in its memory order, writing its logical positions.
   std::vector<int64_t> out_strides = StridesOf(shape), sizes, dst;

@@ -26,8 +26,8 @@ absl::StatusOr<std::vector<int64_t>> ClampedStarts(Operands ops, size_t first,
   }
   for (size_t i = 0; i < dims.size(); ++i) {
     if (sizes[i] > dims[i]) {
-      return InvalidArgument("window size ", sizes[i], " exceeds dimension ", i, " (",
-                             dims[i], ")");
+      return InvalidArgument("window size ", sizes[i], " exceeds dimension ", i, " (", dims[i],
+                             ")");
     }
     starts[i] = std::clamp<int64_t>(starts[i], 0, dims[i] - sizes[i]);
   }
@@ -41,13 +41,13 @@ absl::StatusOr<Literal> DynamicSlice(const HloInstruction& inst, Operands ops, E
                          ClampedStarts(ops, 1, x.shape().dimensions(), shape.dimensions()));
   std::vector<int64_t> x_strides = StridesOf(x.shape());
   Literal out(shape);
-  CopyBox(out, x, StridedBox(shape.dimensions(), 0, StridesOf(shape),
-                             LinearIndex(starts, x_strides), x_strides));
+  CopyBox(out, x,
+          StridedBox(shape.dimensions(), 0, StridesOf(shape), LinearIndex(starts, x_strides),
+                     x_strides));
   return out;
 }
 
-absl::StatusOr<Literal> DynamicUpdateSlice(const HloInstruction&, Operands ops,
-                                           EvalContext&) {
+absl::StatusOr<Literal> DynamicUpdateSlice(const HloInstruction&, Operands ops, EvalContext&) {
   const Literal& update = *ops[1];
   Literal out = *ops[0];
   absl::Span<const int64_t> sizes = update.shape().dimensions();
@@ -55,7 +55,8 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const HloInstruction&, Operands ops,
                          ClampedStarts(ops, 2, out.shape().dimensions(), sizes));
   std::vector<int64_t> out_strides = StridesOf(out.shape());
   CopyBox(out, update,
-          StridedBox(sizes, LinearIndex(starts, out_strides), out_strides, 0, StridesOf(update.shape())));
+          StridedBox(sizes, LinearIndex(starts, out_strides), out_strides, 0,
+                     StridesOf(update.shape())));
   return out;
 }
 

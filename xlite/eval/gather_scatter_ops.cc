@@ -56,8 +56,7 @@ absl::StatusOr<IndexMapping> IndexMapping::Make(const Literal& indices, int64_t 
   return m;
 }
 
-void IndexMapping::OperandStart(absl::Span<const int64_t> batch,
-                                absl::Span<int64_t> start) const {
+void IndexMapping::OperandStart(absl::Span<const int64_t> batch, absl::Span<int64_t> start) const {
   std::fill(start.begin(), start.end(), 0);
   int64_t base = LinearIndex(batch, batch_strides_);
   for (size_t i = 0; i < index_to_operand_.size(); ++i) {
@@ -88,12 +87,12 @@ absl::StatusOr<Literal> Gather(const HloInstruction& inst, Operands ops, EvalCon
   int64_t rank = x.shape().rank();
   XLITE_ASSIGN_OR_RETURN(
       IndexMapping mapping,
-      IndexMapping::Make(*ops[1], d.index_vector_dim, d.start_index_map,
-                         d.operand_batching_dims, d.start_indices_batching_dims, rank));
+      IndexMapping::Make(*ops[1], d.index_vector_dim, d.start_index_map, d.operand_batching_dims,
+                         d.start_indices_batching_dims, rank));
   // Slice dims kept in the output, in order, pair with offset_dims; the
   // other output dims are the index vectors' batch positions, in order.
-  std::vector<int64_t> window_dims = DimsNotIn(rank, d.collapsed_slice_dims,
-                                               d.operand_batching_dims);
+  std::vector<int64_t> window_dims =
+      DimsNotIn(rank, d.collapsed_slice_dims, d.operand_batching_dims);
   std::vector<int64_t> batch_out_dims = DimsNotIn(shape.rank(), d.offset_dims);
   if (window_dims.size() != d.offset_dims.size() ||
       batch_out_dims.size() != mapping.batch_sizes().size() ||

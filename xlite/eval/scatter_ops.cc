@@ -106,8 +106,7 @@ std::optional<Binary> PlainBinary(const HloComputation& comp) {
   bool in_order = IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1);
   bool swapped = IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0);
   switch (root->opcode()) {
-    case HloOpcode::kAdd:
-      return in_order || swapped ? std::optional(Binary::kAdd) : std::nullopt;
+    case HloOpcode::kAdd: return in_order || swapped ? std::optional(Binary::kAdd) : std::nullopt;
     case HloOpcode::kMultiply:
       return in_order || swapped ? std::optional(Binary::kMultiply) : std::nullopt;
     // Ties (+0 vs -0, two NaNs) give the first operand, so order matters.
@@ -148,8 +147,8 @@ class CallApplier {
     XLITE_ASSIGN_OR_RETURN(Literal value, ctx_.Call(comp_, arg_pointers_));
     bool tuple = value.shape().IsTuple();
     if (tuple ? value.tuple_elements().size() != count : count != 1) {
-      return InvalidArgument("the update computation returned ", value.shape().ToString(),
-                             " for ", count, " operands");
+      return InvalidArgument("the update computation returned ", value.shape().ToString(), " for ",
+                             count, " operands");
     }
     for (size_t k = 0; k < count; ++k) {
       const Literal& v = tuple ? value.tuple_elements()[k] : value;
@@ -209,8 +208,7 @@ absl::StatusOr<Literal> Scatter(const HloInstruction& inst, Operands ops, EvalCo
                          d.input_batching_dims, d.scatter_indices_batching_dims, rank));
   // Operand dims the window spans pair, in order, with update_window_dims;
   // the other update dims are the index vectors' batch positions, in order.
-  std::vector<int64_t> window_dims = DimsNotIn(rank, d.inserted_window_dims,
-                                               d.input_batching_dims);
+  std::vector<int64_t> window_dims = DimsNotIn(rank, d.inserted_window_dims, d.input_batching_dims);
   std::vector<int64_t> scatter_dims = DimsNotIn(update_shape.rank(), d.update_window_dims);
   if (window_dims.size() != d.update_window_dims.size() ||
       scatter_dims.size() != mapping.batch_sizes().size()) {
@@ -251,8 +249,6 @@ absl::StatusOr<Literal> Scatter(const HloInstruction& inst, Operands ops, EvalCo
 
 }  // namespace
 
-void RegisterScatterOps(OpHandlerTable& table) {
-  table.Register(HloOpcode::kScatter, Scatter);
-}
+void RegisterScatterOps(OpHandlerTable& table) { table.Register(HloOpcode::kScatter, Scatter); }
 
 }  // namespace xlite::eval
