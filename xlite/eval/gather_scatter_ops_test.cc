@@ -282,6 +282,35 @@ ENTRY e {
               ElementsAre(1, 9, 5));
 }
 
+TEST(Gather, StartIndexMapOutOfOrder) {
+  // x[r,c] = 4r + c; vector (1,2) means column 1, row 2 -> 9; (3,0) -> x[0,3] = 3.
+  std::vector<double> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = i;
+  EXPECT_THAT(Eval(R"(HloModule m
+ENTRY e {
+  x = f32[3,4] parameter(0)
+  i = s32[2,2] parameter(1)
+  ROOT g = f32[2] gather(x, i), offset_dims={}, collapsed_slice_dims={0,1},
+    start_index_map={1,0}, index_vector_dim=1, slice_sizes={1,1}
+})", {MakeLiteral("f32[3,4]", x), MakeLiteral("s32[2,2]", {1, 2, 3, 0})}),
+              ElementsAre(9, 3));
+}
+
+TEST(Scatter, WindowDimBeforeScatterDim) {
+  // updates[w, s] goes to operand[w, idx[s]]: column 1 gets (1,3,5), column 0
+  // gets (2,4,6).
+  EXPECT_THAT(Eval(std::string("HloModule m\n") + kAdd + R"(
+ENTRY e {
+  x = f32[3,2] parameter(0)
+  i = s32[2] parameter(1)
+  u = f32[3,2] parameter(2)
+  ROOT s = f32[3,2] scatter(x, i, u), update_window_dims={0}, inserted_window_dims={1},
+    scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add
+})", {MakeLiteral("f32[3,2]", {0, 0, 0, 0, 0, 0}), MakeLiteral("s32[2]", {1, 0}),
+      MakeLiteral("f32[3,2]", {1, 2, 3, 4, 5, 6})}),
+              ElementsAre(2, 1, 4, 3, 6, 5));
+}
+
 TEST(Scatter, IntegerAddAndMultiplyWrap) {
   // s8: 127 + 1 wraps to -128. u16: 65535 * 65535 = 2^32 - 2^17 + 1 = 1 mod 2^16.
   auto text = [](const std::string& t, const std::string& op) {
