@@ -19,12 +19,6 @@ namespace {
 
 using Operands = absl::Span<const Literal* const>;
 
-// A loop over one or more adjacent operand dimensions walked as one.
-struct Run {
-  int64_t size = 1;
-  int64_t stride = 0;
-};
-
 absl::StatusOr<Literal> Reduce(const HloInstruction& inst, Operands operands, EvalContext& ctx) {
   size_t n = operands.size() / 2;
   if (n == 0 || operands.size() % 2 != 0) {
@@ -55,7 +49,9 @@ absl::StatusOr<Literal> Reduce(const HloInstruction& inst, Operands operands, Ev
 
   std::vector<int64_t> strides = RowMajorStrides(dims);
   std::vector<int64_t> kept_dims, kept_strides;
-  std::vector<Run> runs;  // reduced dims, adjacent ones merged (row-major keeps order)
+  // Reduced dims as lines (start unused), adjacent ones merged: row-major
+  // order stays the same.
+  std::vector<Line> runs;
   int64_t kept_count = 1;
   int64_t reduced_count = 1;
   for (int64_t d = 0; d < rank; ++d) {
@@ -70,13 +66,13 @@ absl::StatusOr<Literal> Reduce(const HloInstruction& inst, Operands operands, Ev
       runs.back().size *= dims[d];
       runs.back().stride = strides[d];
     } else {
-      runs.push_back({dims[d], strides[d]});
+      runs.push_back(Line{0, strides[d], dims[d]});
     }
   }
-  Run inner = runs.empty() ? Run{1, 0} : runs.back();
+  Line inner = runs.empty() ? Line{0, 0, 1} : runs.back();
   if (!runs.empty()) runs.pop_back();
   std::vector<int64_t> outer_sizes, outer_strides;
-  for (const Run& r : runs) {
+  for (const Line& r : runs) {
     outer_sizes.push_back(r.size);
     outer_strides.push_back(r.stride);
   }

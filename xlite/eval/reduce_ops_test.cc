@@ -170,18 +170,7 @@ ENTRY e {
 
 // General path (calls compare/select/add from the elementwise family).
 TEST(Reduce, VariadicArgmax) {
-  auto r = EvaluateText(R"(
-HloModule m
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  xv = f32[] parameter(2)
-  xi = s32[] parameter(3)
-  gt = pred[] compare(xv, av), direction=GT
-  v = f32[] select(gt, xv, av)
-  i = s32[] select(gt, xi, ai)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
+  auto r = EvaluateText(std::string(testing::kArgmaxModuleHead) + R"(
 ENTRY e {
   v = f32[2,4] parameter(0)
   k = s32[2,4] parameter(1)

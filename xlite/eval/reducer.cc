@@ -23,99 +23,63 @@ constexpr bool kIsComplex<std::complex<T>> = true;
 // The native ops. Integers compute in uint64 so wrap-around is defined for
 // every width (sub-byte types keep their low bits when stored); pred add and
 // maximum are OR, multiply and minimum AND, as XLA's evaluator does.
-struct AddOp {
+// add (kAdd) or multiply.
+template <HloOpcode kOp>
+struct ArithmeticOp {
   template <typename T>
   static constexpr bool kSupports = true;
   template <typename T>
   T operator()(T a, T b) const {
+    constexpr bool kAdd = kOp == O::kAdd;
     if constexpr (std::is_same_v<T, bool>) {
-      return a || b;
+      return kAdd ? (a || b) : (a && b);
     } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+      uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+      return static_cast<T>(kAdd ? x + y : x * y);
     } else {
-      return a + b;
+      return kAdd ? a + b : a * b;
     }
   }
 };
 
-struct MulOp {
-  template <typename T>
-  static constexpr bool kSupports = true;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) {
-      return a && b;
-    } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-    } else {
-      return a * b;
-    }
-  }
-};
-
-// maximum/minimum propagate NaN; equal values keep the first operand
-// (std::max's rule, so max(-0, +0) is -0).
-struct MaxOp {
+// maximum (kMax) or minimum: NaN propagates; equal values keep the first
+// operand (std::max's rule, so max(-0, +0) is -0).
+template <bool kMax>
+struct MaxMinOp {
   template <typename T>
   static constexpr bool kSupports = !kIsComplex<T>;
   template <typename T>
   T operator()(T a, T b) const {
     if constexpr (std::is_same_v<T, bool>) {
-      return a || b;
+      return kMax ? (a || b) : (a && b);
     } else {
       if constexpr (std::is_floating_point_v<T>) {
         if (std::isnan(a)) return a;
         if (std::isnan(b)) return b;
       }
-      return a < b ? b : a;
-    }
-  }
-};
-
-struct MinOp {
-  template <typename T>
-  static constexpr bool kSupports = !kIsComplex<T>;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) {
-      return a && b;
-    } else {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(a)) return a;
-        if (std::isnan(b)) return b;
+      if constexpr (kMax) {
+        return a < b ? b : a;
+      } else {
+        return b < a ? b : a;
       }
-      return b < a ? b : a;
     }
   }
 };
 
-struct AndOp {
+// and / or / xor, on integers and pred.
+template <HloOpcode kOp>
+struct BitwiseOp {
   template <typename T>
   static constexpr bool kSupports = std::is_integral_v<T>;
   template <typename T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a && b;
-    else return static_cast<T>(a & b);
-  }
-};
-
-struct OrOp {
-  template <typename T>
-  static constexpr bool kSupports = std::is_integral_v<T>;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a || b;
-    else return static_cast<T>(a | b);
-  }
-};
-
-struct XorOp {
-  template <typename T>
-  static constexpr bool kSupports = std::is_integral_v<T>;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a != b;
-    else return static_cast<T>(a ^ b);
+    if constexpr (kOp == O::kAnd) {
+      return static_cast<T>(a & b);
+    } else if constexpr (kOp == O::kOr) {
+      return static_cast<T>(a | b);
+    } else {
+      return static_cast<T>(a ^ b);
+    }
   }
 };
 
@@ -198,13 +162,13 @@ std::unique_ptr<Combiner> MakeNativeCombiner(HloOpcode op, const Literal& input,
       input.shape().element_type(), [&](auto tag) -> absl::StatusOr<std::unique_ptr<Combiner>> {
         constexpr PrimitiveType PT = decltype(tag)::kType;
         switch (op) {
-          case O::kAdd: return MakeNative<PT, AddOp>(input, accumulator_last);
-          case O::kMultiply: return MakeNative<PT, MulOp>(input, accumulator_last);
-          case O::kMaximum: return MakeNative<PT, MaxOp>(input, accumulator_last);
-          case O::kMinimum: return MakeNative<PT, MinOp>(input, accumulator_last);
-          case O::kAnd: return MakeNative<PT, AndOp>(input, accumulator_last);
-          case O::kOr: return MakeNative<PT, OrOp>(input, accumulator_last);
-          case O::kXor: return MakeNative<PT, XorOp>(input, accumulator_last);
+          case O::kAdd: return MakeNative<PT, ArithmeticOp<O::kAdd>>(input, accumulator_last);
+          case O::kMultiply: return MakeNative<PT, ArithmeticOp<O::kMultiply>>(input, accumulator_last);
+          case O::kMaximum: return MakeNative<PT, MaxMinOp<true>>(input, accumulator_last);
+          case O::kMinimum: return MakeNative<PT, MaxMinOp<false>>(input, accumulator_last);
+          case O::kAnd: return MakeNative<PT, BitwiseOp<O::kAnd>>(input, accumulator_last);
+          case O::kOr: return MakeNative<PT, BitwiseOp<O::kOr>>(input, accumulator_last);
+          case O::kXor: return MakeNative<PT, BitwiseOp<O::kXor>>(input, accumulator_last);
           default: return std::unique_ptr<Combiner>();
         }
       });

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "xlite/eval/eval_test_util.h"
@@ -13,50 +14,24 @@ namespace {
 
 using testing::MakeLiteral;
 
+// A computation `name` of two `t` scalar parameters a and b and `body`
+// (ending in its ROOT).
+std::string Binary(const std::string& name, const std::string& t, const std::string& body) {
+  return name + " {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n" + body +
+         "\n}\n";
+}
+
 // Computations to match, by name.
-constexpr const char* kComputations = R"(
-HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
+std::string Computations() {
+  return "HloModule m\n" + Binary("add", "f32", "ROOT c = f32[] add(a, b)") +
+         Binary("max_swapped", "f32", "ROOT c = f32[] maximum(b, a)") +
+         Binary("xor_tuple", "s32", "x = s32[] xor(a, b)\nROOT t = (s32[]) tuple(x)") +
+         Binary("sub", "f32", "ROOT c = f32[] subtract(a, b)") +
+         Binary("twice", "f32", "ROOT c = f32[] add(a, a)") +
+         Binary("fma", "f32", "m = f32[] multiply(a, b)\nROOT c = f32[] add(m, b)") +
+         Binary("ge", "f32", "ROOT c = pred[] compare(b, a), direction=GE, type=TOTALORDER") +
+         "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
 }
-max_swapped {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(b, a)
-}
-xor_tuple {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  x = s32[] xor(a, b)
-  ROOT t = (s32[]) tuple(x)
-}
-sub {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] subtract(a, b)
-}
-twice {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, a)
-}
-fma {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  m = f32[] multiply(a, b)
-  ROOT c = f32[] add(m, b)
-}
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = pred[] compare(b, a), direction=GE, type=TOTALORDER
-}
-ENTRY e {
-  ROOT p = f32[] parameter(0)
-}
-)";
 
 class NoCallContext : public EvalContext {
  public:
@@ -74,7 +49,7 @@ class NoCallContext : public EvalContext {
 class Reducer : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto parsed = ParseHloModule(kComputations);
+    auto parsed = ParseHloModule(Computations());
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     module_ = *std::move(parsed);
   }

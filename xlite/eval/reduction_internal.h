@@ -16,6 +16,14 @@ void RegisterReduceWindowOps(OpHandlerTable& table);  // reduce_window_ops.cc
 void RegisterSortOps(OpHandlerTable& table);          // sort_ops.cc
 void RegisterBatchNormOps(OpHandlerTable& table);     // batch_norm_ops.cc
 
+// Elements start, start + stride, ... (size of them) of a row-major array:
+// one line along a dimension, or adjacent dimensions walked as one.
+struct Line {
+  int64_t start = 0;
+  int64_t stride = 1;
+  int64_t size = 0;
+};
+
 // Zero-filled arrays for a result of `shape`: the tuple's elements, or the
 // one array.
 inline std::vector<Literal> MakeResultArrays(const Shape& shape) {

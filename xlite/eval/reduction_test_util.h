@@ -20,6 +20,21 @@
 
 namespace xlite::eval::testing {
 
+// A module's head with `argmax`, a variadic (value, index) reducer keeping
+// the first of equal values (needs compare and select handlers).
+inline constexpr const char* kArgmaxModuleHead = R"(HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  xv = f32[] parameter(2)
+  xi = s32[] parameter(3)
+  gt = pred[] compare(xv, av), direction=GT
+  v = f32[] select(gt, xv, av)
+  i = s32[] select(gt, xi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+)";
+
 // Element i of a tuple result, as doubles.
 inline std::vector<double> TupleDoubles(const Literal& tuple, int i) {
   return ToDoubles(tuple.tuple_elements()[i]);

@@ -26,13 +26,6 @@ namespace {
 
 using Operands = absl::Span<const Literal* const>;
 
-// The elements of one line along `dim`: start + j * stride, j < size.
-struct Line {
-  int64_t start = 0;
-  int64_t stride = 1;
-  int64_t size = 0;
-};
-
 // Calls fn(line) for every line of `dims` along `dim`, in row-major order of
 // the other dimensions.
 template <typename Fn>

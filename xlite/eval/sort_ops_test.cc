@@ -54,44 +54,28 @@ TEST(Sort, UnsignedKeysCompareAsUnsigned) {
   EXPECT_THAT(ToDoubles(*r), ElementsAre(0, 3, 200, 255));
 }
 
-constexpr const char* kKeyPayload = R"(
-HloModule m
-cmp {
-  ka = s32[] parameter(0)
-  kb = s32[] parameter(1)
-  pa = f32[] parameter(2)
-  pb = f32[] parameter(3)
-  ROOT c = pred[] compare(ka, kb), direction=LT
+// sort of (s32[n] keys, f32[n] payload) by `compare` of the comparator's
+// parameters ka, kb (keys) and pa, pb (payload).
+std::string KeyPayloadModule(int n, const std::string& compare) {
+  std::string dims = "[" + std::to_string(n) + "]";
+  return "HloModule m\ncmp {\n  ka = s32[] parameter(0)\n  kb = s32[] parameter(1)\n"
+         "  pa = f32[] parameter(2)\n  pb = f32[] parameter(3)\n  ROOT c = pred[] compare(" +
+         compare + "\n}\nENTRY e {\n  k = s32" + dims + " parameter(0)\n  p = f32" + dims +
+         " parameter(1)\n  ROOT s = (s32" + dims + ", f32" + dims +
+         ") sort(k, p), dimensions={0}, is_stable=true, to_apply=cmp\n}\n";
 }
-ENTRY e {
-  k = s32[6] parameter(0)
-  p = f32[6] parameter(1)
-  ROOT s = (s32[6], f32[6]) sort(k, p), dimensions={0}, is_stable=true, to_apply=cmp
-})";
 
 TEST(Sort, KeyAndPayloadStableOnTies) {
-  auto r = EvaluateText(kKeyPayload, {MakeLiteral("s32[6]", {3, 1, 4, 1, 3, 1}),
-                                      MakeLiteral("f32[6]", {10, 20, 30, 40, 50, 60})});
+  auto r = EvaluateText(KeyPayloadModule(6, "ka, kb), direction=LT"),
+                        {MakeLiteral("s32[6]", {3, 1, 4, 1, 3, 1}),
+                         MakeLiteral("f32[6]", {10, 20, 30, 40, 50, 60})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(TupleDoubles(*r, 0), ElementsAre(1, 1, 1, 3, 3, 4));
   EXPECT_THAT(TupleDoubles(*r, 1), ElementsAre(20, 40, 60, 10, 50, 30));
 }
 
 TEST(Sort, ByTheSecondOperand) {
-  auto r = EvaluateText(R"(
-HloModule m
-cmp {
-  ka = s32[] parameter(0)
-  kb = s32[] parameter(1)
-  pa = f32[] parameter(2)
-  pb = f32[] parameter(3)
-  ROOT c = pred[] compare(pa, pb), direction=GT
-}
-ENTRY e {
-  k = s32[4] parameter(0)
-  p = f32[4] parameter(1)
-  ROOT s = (s32[4], f32[4]) sort(k, p), dimensions={0}, to_apply=cmp
-})",
+  auto r = EvaluateText(KeyPayloadModule(4, "pa, pb), direction=GT"),
                         {MakeLiteral("s32[4]", {0, 1, 2, 3}), MakeLiteral("f32[4]", {2, 8, -1, 5})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(TupleDoubles(*r, 0), ElementsAre(1, 3, 0, 2));
