@@ -1,0 +1,95 @@
+// Reducer and comparator computations as the reduction-family handlers call
+// them: recognizers for the common one-instruction forms, a Combiner that
+// folds elements natively when the reducer is recognized (else through
+// EvalContext::Call), and compare keys that order elements like `compare`.
+#ifndef XLITE_EVAL_REDUCER_H_
+#define XLITE_EVAL_REDUCER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xlite/eval/eval_context.h"
+#include "xlite/ir/computation.h"
+#include "xlite/ir/literal.h"
+
+namespace xlite::eval {
+
+// The opcode of a reducer that is one add / multiply / maximum / minimum /
+// and / or / xor of its two scalar parameters (either order), all of one
+// element type; the root may also be a one-element tuple of that op (a
+// variadic-style reducer with N = 1). nullopt for anything else.
+std::optional<HloOpcode> MatchBinaryReducer(const HloComputation& computation);
+
+// Whether the native form of `op` (one MatchBinaryReducer returns) covers
+// element type `t`: and/or/xor need integers or pred, maximum/minimum reject
+// complex. Elsewhere the reducer is called as a computation.
+bool NativeBinarySupports(HloOpcode op, PrimitiveType t);
+
+// A comparator whose root is `compare(parameter(lhs), parameter(rhs))`.
+struct ParameterCompare {
+  int64_t lhs_parameter = 0;
+  int64_t rhs_parameter = 0;
+  ComparisonDirection direction = ComparisonDirection::kLt;
+  ComparisonType type = ComparisonType::kFloat;  // the default filled in
+};
+std::optional<ParameterCompare> MatchParameterCompare(const HloComputation& computation);
+
+// The direction that gives the same answer with the operands swapped
+// (LT <-> GT, LE <-> GE, EQ and NE unchanged).
+ComparisonDirection SwappedDirection(ComparisonDirection direction);
+
+// The elements of one array as keys that compare, with the native operators,
+// exactly as `compare` of that comparison type does: IEEE for FLOAT (NaN
+// unordered, -0 == +0), the sign-magnitude total order for TOTALORDER
+// (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), by value for integers.
+class CompareKeys {
+ public:
+  // nullopt when `type` does not apply natively to the element type (complex,
+  // or a mismatching explicit type): callers then call the comparator.
+  static std::optional<CompareKeys> Make(const Literal& array, ComparisonType type);
+
+  // compare(element a, element b) with `direction`.
+  bool Compare(int64_t a, int64_t b, ComparisonDirection direction) const;
+  // Element a orders strictly before element b (a < b in the key order).
+  bool Less(int64_t a, int64_t b) const {
+    return is_float_ ? floats_[a] < floats_[b] : ints_[a] < ints_[b];
+  }
+
+ private:
+  bool is_float_ = false;
+  std::vector<double> floats_;  // FLOAT: the values
+  std::vector<int64_t> ints_;   // everything else: an order-preserving image
+};
+
+// Folds scalars with a reducer computation, N accumulators against N input
+// arrays: acc = reducer(acc..., x...) (or reducer(x..., acc...) with
+// accumulator_last, the order select-and-scatter's scatter uses). One
+// accumulator with a MatchBinaryReducer reducer folds natively with the op's
+// exact semantics (integers wrap, maximum/minimum propagate NaN, narrow
+// floats round to their type after every step); anything else calls the
+// computation once per element.
+class Combiner {
+ public:
+  static absl::StatusOr<std::unique_ptr<Combiner>> Make(
+      const HloComputation& reducer, absl::Span<const Literal* const> inputs, EvalContext& ctx,
+      bool accumulator_last = false);
+  virtual ~Combiner() = default;
+
+  // Sets accumulator k to element `index` of values[k].
+  virtual void Load(absl::Span<const Literal* const> values, int64_t index) = 0;
+  // Folds input elements start, start + stride, ... (`count` of them), in
+  // that order.
+  virtual absl::Status Fold(int64_t start, int64_t stride, int64_t count) = 0;
+  // Writes accumulator k to element `index` of outputs[k].
+  virtual void Store(absl::Span<Literal* const> outputs, int64_t index) const = 0;
+  // True on the native path (tests check which path ran).
+  virtual bool is_native() const = 0;
+};
+
+}  // namespace xlite::eval
+
+#endif  // XLITE_EVAL_REDUCER_H_
