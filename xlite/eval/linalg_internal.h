@@ -1,0 +1,96 @@
+// Internals shared by the evaluator's linear-algebra handlers (dot,
+// convolution, fft, cholesky, triangular-solve): the one blocked f32 matmul
+// kernel, operand conversion, typed multiply-accumulate, and the dot and
+// convolution entry points with a switch that forces the generic path (tests).
+#ifndef XLITE_EVAL_LINALG_INTERNAL_H_
+#define XLITE_EVAL_LINALG_INTERNAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xlite/eval/element_types.h"
+#include "xlite/eval/op_handlers.h"
+#include "xlite/ir/attributes.h"
+#include "xlite/ir/literal.h"
+
+namespace xlite::eval {
+
+void RegisterDotOps(OpHandlerTable& table);            // dot_ops.cc
+void RegisterConvolutionOps(OpHandlerTable& table);    // convolution_ops.cc
+void RegisterFftOps(OpHandlerTable& table);            // fft_ops.cc
+void RegisterDecompositionOps(OpHandlerTable& table);  // decomposition_ops.cc
+
+// c[m,n] = a[m,k] * b[k,n] for row-major f32 matrices with leading
+// dimensions lda/ldb/ldc (c is overwritten). Cache-blocked, with a small
+// register-tiled inner kernel the compiler vectorises; single-threaded.
+void MatMulF32(int64_t m, int64_t k, int64_t n, const float* a, int64_t lda, const float* b,
+               int64_t ldb, float* c, int64_t ldc);
+
+// The operand as the result's element type (XLA converts dot and
+// convolution operands to the preferred element type before multiplying);
+// no copy when it already is.
+class ConvertedOperand {
+ public:
+  static absl::StatusOr<ConvertedOperand> Make(const Literal& operand, PrimitiveType type) {
+    ConvertedOperand c;
+    if (operand.shape().element_type() == type) {
+      c.ptr_ = &operand;
+    } else {
+      XLITE_ASSIGN_OR_RETURN(Literal converted, operand.Convert(type));
+      c.owned_ = std::move(converted);
+    }
+    return c;
+  }
+  const Literal& get() const { return owned_.has_value() ? *owned_ : *ptr_; }
+
+ private:
+  const Literal* ptr_ = nullptr;
+  std::optional<Literal> owned_;
+};
+
+// Every element of `l` (of element type PT) in its native compute type.
+template <PrimitiveType PT>
+std::vector<NativeT<PT>> LoadAll(const Literal& l) {
+  std::vector<NativeT<PT>> out(l.element_count());
+  const uint8_t* data = l.raw_data().data();
+  for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) out[i] = LoadElement<PT>(data, i);
+  return out;
+}
+
+// acc + a * b in the accumulation type: integers wrap (computed unsigned, so
+// overflow is defined), pred is or-of-and, floats and complex are native.
+template <typename T>
+inline T MulAdd(T acc, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return acc || (a && b);
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<uint64_t>(acc) +
+                          static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return acc + a * b;
+  }
+}
+
+// True when the result type computes in float (f32, bf16, f16, f8, f4): such
+// dots and convolutions take the blocked f32 kernel and round once at the end.
+constexpr bool ComputesInFloat(PrimitiveType t) {
+  return t == PrimitiveType::F32 || IsNarrowFloat(t);
+}
+
+// dot on evaluated operands; `allow_fast` = false forces the generic path
+// (tests compare the two).
+absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
+                                    const DotDimensions& dims, const Shape& result_shape,
+                                    bool allow_fast = true);
+
+// convolution on evaluated operands; `allow_fast` as for EvaluateDot.
+absl::StatusOr<Literal> EvaluateConvolution(const Literal& lhs, const Literal& rhs,
+                                            const ConvolutionAttrs& attrs,
+                                            const Shape& result_shape, bool allow_fast = true);
+
+}  // namespace xlite::eval
+
+#endif  // XLITE_EVAL_LINALG_INTERNAL_H_
