@@ -54,7 +54,7 @@ void BM_DotF32(benchmark::State& state) {
                          " dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}"),
             2.0 * n * n * n);
 }
-BENCHMARK(BM_DotF32)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DotF32)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond);
 
 // Attention-like batched dot: [16,128,64] x [16,256,64] contracting the last
 // dims of both (the rhs is read transposed).
@@ -67,7 +67,7 @@ ENTRY e {
 })",
             2.0 * 16 * 128 * 256 * 64);
 }
-BENCHMARK(BM_BatchedDotF32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BatchedDotF32)->Unit(benchmark::kMillisecond);
 
 // ResNet-like 3x3 convolution, NHWC/HWIO, N=8, 56x56, 64 -> 64 features.
 void BM_ConvF32(benchmark::State& state) {
@@ -79,7 +79,7 @@ ENTRY e {
 })",
             2.0 * 8 * 56 * 56 * 64 * 64 * 9);
 }
-BENCHMARK(BM_ConvF32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ConvF32)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace xlite

@@ -221,8 +221,11 @@ void GenericConvolution(const ConvPlan& p, const std::vector<NativeT<PT>>& a,
 // position, input feature of the group); multiplied by the group's kernel
 // matrix [window positions * cin_g, cout_g] with the blocked kernel, a chunk
 // of rows at a time to bound the buffer.
-void FastConvolution(const ConvPlan& p, const std::vector<float>& a, const std::vector<float>& k,
-                     std::vector<float>& out) {
+std::vector<float> FastConvolution(const ConvPlan& p, const Literal& lhs, const Literal& rhs,
+                                   int64_t out_elements) {
+  const uint8_t* a = lhs.raw_data().data();
+  const uint8_t* k = rhs.raw_data().data();
+  std::vector<float> out(out_elements);
   const int64_t depth = p.window_positions * p.cin_g;
   const int64_t rows = p.n_out * p.out_positions;
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(rows, (int64_t{1} << 21) /
@@ -233,8 +236,8 @@ void FastConvolution(const ConvPlan& p, const std::vector<float>& a, const std::
     for (int64_t w = 0; w < p.window_positions; ++w) {
       for (int64_t iz = 0; iz < p.cin_g; ++iz) {
         for (int64_t ol = 0; ol < p.cout_g; ++ol) {
-          weights[(w * p.cin_g + iz) * p.cout_g + ol] =
-              k[p.kernel_offsets[w] + iz * p.rhs_i_stride + (g * p.cout_g + ol) * p.rhs_o_stride];
+          weights[(w * p.cin_g + iz) * p.cout_g + ol] = F32At(
+              k, p.kernel_offsets[w] + iz * p.rhs_i_stride + (g * p.cout_g + ol) * p.rhs_o_stride);
         }
       }
     }
@@ -251,8 +254,8 @@ void FastConvolution(const ConvPlan& p, const std::vector<float>& a, const std::
             std::fill(dst, dst + p.cin_g, 0.0f);
             continue;
           }
-          const float* src = a.data() + base + offsets[w];
-          for (int64_t iz = 0; iz < p.cin_g; ++iz) dst[iz] = src[iz * p.lhs_f_stride];
+          const int64_t src = base + offsets[w];
+          for (int64_t iz = 0; iz < p.cin_g; ++iz) dst[iz] = F32At(a, src + iz * p.lhs_f_stride);
         }
       }
       MatMulF32(n, depth, p.cout_g, patches.data(), depth, weights.data(), p.cout_g,
@@ -264,6 +267,7 @@ void FastConvolution(const ConvPlan& p, const std::vector<float>& a, const std::
       }
     }
   }
+  return out;
 }
 
 absl::StatusOr<Literal> Convolution(const HloInstruction& inst, Operands operands, EvalContext&) {
@@ -279,24 +283,19 @@ absl::StatusOr<Literal> EvaluateConvolution(const Literal& lhs, const Literal& r
   XLITE_ASSIGN_OR_RETURN(ConvPlan p,
                          PlanConvolution(lhs.shape(), rhs.shape(), attrs, result_shape));
   const PrimitiveType type = result_shape.element_type();
+  if (allow_fast && ComputesInFloat(type)) {
+    XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::MakeF32(lhs, type));
+    XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::MakeF32(rhs, type));
+    return FloatsToLiteral(result_shape,
+                           FastConvolution(p, l.get(), r.get(), result_shape.ElementCount()));
+  }
   XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::Make(lhs, type));
   XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::Make(rhs, type));
-  Literal out(result_shape);
   return DispatchArrayType(type, [&](auto tag) -> absl::StatusOr<Literal> {
     constexpr PrimitiveType PT = decltype(tag)::kType;
-    std::vector<NativeT<PT>> a = LoadAll<PT>(l.get());
-    std::vector<NativeT<PT>> k = LoadAll<PT>(r.get());
-    if constexpr (ComputesInFloat(PT)) {
-      if (allow_fast) {
-        std::vector<float> values(out.element_count(), 0.0f);
-        FastConvolution(p, a, k, values);
-        uint8_t* data = out.mutable_raw_data().data();
-        for (size_t i = 0; i < values.size(); ++i) StoreElement<PT>(data, i, values[i]);
-        return std::move(out);
-      }
-    }
-    GenericConvolution<PT>(p, a, k, out);
-    return std::move(out);
+    Literal out(result_shape);
+    GenericConvolution<PT>(p, LoadAll<PT>(l.get()), LoadAll<PT>(r.get()), out);
+    return out;
   });
 }
 

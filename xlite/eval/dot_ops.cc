@@ -152,25 +152,25 @@ void GenericDot(const DotIndexing& ix, const std::vector<NativeT<PT>>& a,
   }
 }
 
-// Gathers each batch into contiguous [m,k] and [k,n] buffers and runs the
-// blocked kernel; `out` receives [batch, m, n] floats.
-void FastDot(const DotIndexing& ix, const std::vector<float>& a, const std::vector<float>& b,
-             std::vector<float>& out) {
-  std::vector<float> lhs(ix.m * ix.k), rhs(ix.k * ix.n);
-  out.resize(ix.batch * ix.m * ix.n);
+// Gathers each batch of the f32 operands into contiguous [m,k] and [k,n]
+// buffers and runs the blocked kernel; returns [batch, m, n] floats.
+std::vector<float> FastDot(const DotIndexing& ix, const Literal& lhs, const Literal& rhs) {
+  const uint8_t* a = lhs.raw_data().data();
+  const uint8_t* b = rhs.raw_data().data();
+  std::vector<float> lhs_buf(ix.m * ix.k), rhs_buf(ix.k * ix.n), out(ix.batch * ix.m * ix.n);
   for (int64_t bb = 0; bb < ix.batch; ++bb) {
     for (int64_t i = 0; i < ix.m; ++i) {
-      const float* src = a.data() + ix.lhs_rows[bb * ix.m + i];
-      for (int64_t kk = 0; kk < ix.k; ++kk) lhs[i * ix.k + kk] = src[ix.lhs_k[kk]];
+      const int64_t row = ix.lhs_rows[bb * ix.m + i];
+      for (int64_t kk = 0; kk < ix.k; ++kk) lhs_buf[i * ix.k + kk] = F32At(a, row + ix.lhs_k[kk]);
     }
     for (int64_t kk = 0; kk < ix.k; ++kk) {
-      const float* src = b.data() + ix.rhs_k[kk];
       const int64_t* cols = ix.rhs_cols.data() + bb * ix.n;
-      for (int64_t j = 0; j < ix.n; ++j) rhs[kk * ix.n + j] = src[cols[j]];
+      for (int64_t j = 0; j < ix.n; ++j) rhs_buf[kk * ix.n + j] = F32At(b, cols[j] + ix.rhs_k[kk]);
     }
-    MatMulF32(ix.m, ix.k, ix.n, lhs.data(), ix.k, rhs.data(), ix.n,
+    MatMulF32(ix.m, ix.k, ix.n, lhs_buf.data(), ix.k, rhs_buf.data(), ix.n,
               out.data() + bb * ix.m * ix.n, ix.n);
   }
+  return out;
 }
 
 absl::StatusOr<Literal> Dot(const HloInstruction& inst, Operands operands, EvalContext&) {
@@ -192,24 +192,18 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
                                     bool allow_fast) {
   XLITE_ASSIGN_OR_RETURN(DotIndexing ix, PlanDot(lhs.shape(), rhs.shape(), dims, result_shape));
   const PrimitiveType type = result_shape.element_type();
+  if (allow_fast && ComputesInFloat(type)) {
+    XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::MakeF32(lhs, type));
+    XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::MakeF32(rhs, type));
+    return FloatsToLiteral(result_shape, FastDot(ix, l.get(), r.get()));
+  }
   XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::Make(lhs, type));
   XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::Make(rhs, type));
-  Literal out(result_shape);
   return DispatchArrayType(type, [&](auto tag) -> absl::StatusOr<Literal> {
     constexpr PrimitiveType PT = decltype(tag)::kType;
-    std::vector<NativeT<PT>> a = LoadAll<PT>(l.get());
-    std::vector<NativeT<PT>> b = LoadAll<PT>(r.get());
-    if constexpr (ComputesInFloat(PT)) {
-      if (allow_fast) {
-        std::vector<float> values;
-        FastDot(ix, a, b, values);
-        uint8_t* data = out.mutable_raw_data().data();
-        for (size_t i = 0; i < values.size(); ++i) StoreElement<PT>(data, i, values[i]);
-        return std::move(out);
-      }
-    }
-    GenericDot<PT>(ix, a, b, out);
-    return std::move(out);
+    Literal out(result_shape);
+    GenericDot<PT>(ix, LoadAll<PT>(l.get()), LoadAll<PT>(r.get()), out);
+    return out;
   });
 }
 

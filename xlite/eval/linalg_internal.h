@@ -44,12 +44,30 @@ class ConvertedOperand {
     }
     return c;
   }
+  // For the float fast paths: the operand rounded to the float result type
+  // `type` (f32, bf16, f16, f8...), then widened exactly to f32.
+  static absl::StatusOr<ConvertedOperand> MakeF32(const Literal& operand, PrimitiveType type) {
+    XLITE_ASSIGN_OR_RETURN(ConvertedOperand rounded, Make(operand, type));
+    if (type == PrimitiveType::F32) return rounded;
+    XLITE_ASSIGN_OR_RETURN(Literal wide, rounded.get().Convert(PrimitiveType::F32));
+    ConvertedOperand c;
+    c.owned_ = std::move(wide);
+    return c;
+  }
   const Literal& get() const { return owned_.has_value() ? *owned_ : *ptr_; }
 
  private:
   const Literal* ptr_ = nullptr;
   std::optional<Literal> owned_;
 };
+
+// Element i of an f32 literal's storage.
+inline float F32At(const uint8_t* data, int64_t i) {
+  return LoadElement<PrimitiveType::F32>(data, i);
+}
+
+// A literal of the float `shape` holding `values` rounded once to its type.
+Literal FloatsToLiteral(const Shape& shape, const std::vector<float>& values);
 
 // Every element of `l` (of element type PT) in its native compute type.
 template <PrimitiveType PT>
