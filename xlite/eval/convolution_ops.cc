@@ -40,7 +40,8 @@ struct ConvPlan {
   std::vector<int64_t> kernel_offsets;
 
   int64_t LhsBase(int64_t b, int64_t g) const {
-    return batch_groups ? (b + g * n_out) * lhs_b_stride : b * lhs_b_stride + g * cin_g * lhs_f_stride;
+    return batch_groups ? (b + g * n_out) * lhs_b_stride
+                        : b * lhs_b_stride + g * cin_g * lhs_f_stride;
   }
   // lhs spatial offsets of every window position for output position `pos`
   // (linear, row-major over out_size); -1 where the tap reads padding.
@@ -112,8 +113,8 @@ absl::StatusOr<ConvPlan> PlanConvolution(const Shape& lhs, const Shape& rhs,
   p.cout = rhs.dimensions(dn.kernel_output_feature);
   p.cin_g = rhs.dimensions(dn.kernel_input_feature);
   if (fgc < 1 || bgc < 1 || (fgc > 1 && bgc > 1)) {
-    return InvalidArgument("convolution: feature_group_count=", fgc, " and batch_group_count=",
-                           bgc, " must be positive and not both above 1");
+    return InvalidArgument("convolution: feature_group_count=", fgc, " and batch_group_count=", bgc,
+                           " must be positive and not both above 1");
   }
   if (cin % fgc != 0 || p.cin_g * fgc != cin || p.cout % fgc != 0 || p.cout % bgc != 0 ||
       n_in % bgc != 0) {
@@ -228,8 +229,8 @@ std::vector<float> FastConvolution(const ConvPlan& p, const Literal& lhs, const 
   std::vector<float> out(out_elements);
   const int64_t depth = p.window_positions * p.cin_g;
   const int64_t rows = p.n_out * p.out_positions;
-  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(rows, (int64_t{1} << 21) /
-                                                                         std::max<int64_t>(depth, 1)));
+  const int64_t chunk = std::max<int64_t>(
+      1, std::min<int64_t>(rows, (int64_t{1} << 21) / std::max<int64_t>(depth, 1)));
   std::vector<float> weights(depth * p.cout_g), patches(chunk * depth), products(chunk * p.cout_g);
   std::vector<int64_t> s(p.out_size.size()), offsets, row_out(chunk);
   for (int64_t g = 0; g < p.groups; ++g) {

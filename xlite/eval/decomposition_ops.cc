@@ -71,8 +71,10 @@ absl::StatusOr<Literal> Cholesky(const HloInstruction& inst, Operands operands, 
   const int64_t rank = shape.rank();
   if (rank < 2 || shape.dimensions(rank - 1) != shape.dimensions(rank - 2) ||
       !inst.shape().SameDimensions(shape)) {
-    return InvalidArgument("cholesky: needs square matrices [..., n, n] and a result of the same "
-                           "shape, got ", shape.ToString(), " -> ", inst.shape().ToString());
+    return InvalidArgument(
+        "cholesky: needs square matrices [..., n, n] and a result of the same "
+        "shape, got ",
+        shape.ToString(), " -> ", inst.shape().ToString());
   }
   const bool lower = inst.attrs<IntAttrs>().flag;
   const int64_t n = shape.dimensions(rank - 1);
@@ -84,7 +86,8 @@ absl::StatusOr<Literal> Cholesky(const HloInstruction& inst, Operands operands, 
     Complex* dst = out.data() + b * n * n;
     // The upper case factors the lower triangle of a^H and returns l^H.
     for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j <= i; ++j) m[i * n + j] = lower ? src[i * n + j] : std::conj(src[j * n + i]);
+      for (int64_t j = 0; j <= i; ++j)
+        m[i * n + j] = lower ? src[i * n + j] : std::conj(src[j * n + i]);
     }
     std::fill(l.begin(), l.end(), Complex(0));
     if (!CholeskyLower(m.data(), n, l.data())) {
@@ -132,7 +135,8 @@ absl::StatusOr<Literal> TriangularSolve(const HloInstruction& inst, Operands ope
   bool ok = rank >= 2 && b.shape().rank() == rank &&
             a.shape().element_type() == b.shape().element_type() &&
             inst.shape().SameDimensions(b.shape());
-  for (int64_t d = 0; ok && d < rank - 2; ++d) ok = a.shape().dimensions(d) == b.shape().dimensions(d);
+  for (int64_t d = 0; ok && d < rank - 2; ++d)
+    ok = a.shape().dimensions(d) == b.shape().dimensions(d);
   const int64_t n = ok ? a.shape().dimensions(rank - 1) : 0;
   const int64_t rows = ok ? b.shape().dimensions(rank - 2) : 0;
   const int64_t cols = ok ? b.shape().dimensions(rank - 1) : 0;

@@ -47,7 +47,8 @@ void Transform(std::vector<Complex>& x, bool inverse) {
     }
   } else {
     std::vector<Complex> twiddle(n), out(n);
-    for (int64_t j = 0; j < n; ++j) twiddle[j] = std::polar(1.0, sign * 2 * std::numbers::pi * j / n);
+    for (int64_t j = 0; j < n; ++j)
+      twiddle[j] = std::polar(1.0, sign * 2 * std::numbers::pi * j / n);
     for (int64_t k = 0; k < n; ++k) {
       Complex sum = 0;
       for (int64_t j = 0; j < n; ++j) sum += x[j] * twiddle[(j * k) % n];
@@ -105,12 +106,13 @@ absl::StatusOr<Literal> Fft(const HloInstruction& inst, Operands operands, EvalC
   const bool real_in = attrs.type == FftType::kRfft;
   const bool real_out = attrs.type == FftType::kIrfft;
   const PrimitiveType in_type = in_shape.element_type(), out_type = out_shape.element_type();
-  const bool types_ok = real_in ? (in_type == PrimitiveType::F32 && out_type == PrimitiveType::C64) ||
-                                      (in_type == PrimitiveType::F64 && out_type == PrimitiveType::C128)
-                        : real_out ? (in_type == PrimitiveType::C64 && out_type == PrimitiveType::F32) ||
-                                         (in_type == PrimitiveType::C128 && out_type == PrimitiveType::F64)
-                                   : (in_type == PrimitiveType::C64 || in_type == PrimitiveType::C128) &&
-                                         out_type == in_type;
+  const bool types_ok =
+      real_in ? (in_type == PrimitiveType::F32 && out_type == PrimitiveType::C64) ||
+                    (in_type == PrimitiveType::F64 && out_type == PrimitiveType::C128)
+      : real_out ? (in_type == PrimitiveType::C64 && out_type == PrimitiveType::F32) ||
+                       (in_type == PrimitiveType::C128 && out_type == PrimitiveType::F64)
+                 : (in_type == PrimitiveType::C64 || in_type == PrimitiveType::C128) &&
+                       out_type == in_type;
   if (!types_ok) {
     return InvalidArgument("fft: element types ", AsAbsl(PrimitiveTypeName(in_type)), " -> ",
                            AsAbsl(PrimitiveTypeName(out_type)), " do not fit the fft type");
@@ -138,7 +140,8 @@ absl::StatusOr<Literal> Fft(const HloInstruction& inst, Operands operands, EvalC
   // each innermost line by Hermitian symmetry X[L-k] = conj(X[k]).
   std::vector<int64_t> axis_dims = want_in;
   for (int64_t axis = rank - r; axis < rank - 1; ++axis) {
-    ForEachLine(data, axis_dims, axis, [&](std::vector<Complex>& line) { Transform(line, inverse); });
+    ForEachLine(data, axis_dims, axis,
+                [&](std::vector<Complex>& line) { Transform(line, inverse); });
   }
   if (real_out) {
     data = ResizeInnermost(data, half, last);
@@ -148,7 +151,8 @@ absl::StatusOr<Literal> Fft(const HloInstruction& inst, Operands operands, EvalC
       Transform(line, true);
     });
   } else {
-    ForEachLine(data, axis_dims, rank - 1, [&](std::vector<Complex>& line) { Transform(line, inverse); });
+    ForEachLine(data, axis_dims, rank - 1,
+                [&](std::vector<Complex>& line) { Transform(line, inverse); });
     if (real_in) data = ResizeInnermost(data, last, half);
   }
   Literal out(out_shape);

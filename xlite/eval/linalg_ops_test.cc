@@ -6,9 +6,9 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_cat.h"
 #include "xlite/base/strings.h"
 #include "xlite/eval/eval_test_util.h"
 #include "xlite/eval/linalg_internal.h"
@@ -18,8 +18,8 @@ namespace xlite::eval {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::EvaluateText;
+using ::testing::HasSubstr;
 using testing::MakeLiteral;
 using testing::ToDoubles;
 
@@ -71,9 +71,7 @@ Literal ParseArg(const std::string& text) {
 
 // Relative tolerance of the result type (the goldens are computed in f64).
 double Tolerance(PrimitiveType t) {
-  return t == PrimitiveType::F64 || t == PrimitiveType::C128 ? 1e-12
-         : IsInteger(t)                                       ? 0
-                                                              : 2e-6;
+  return t == PrimitiveType::F64 || t == PrimitiveType::C128 ? 1e-12 : IsInteger(t) ? 0 : 2e-6;
 }
 
 void ExpectNear(const Literal& got, const std::vector<double>& want) {
@@ -179,9 +177,9 @@ GOLDEN_TEST(Dot, dot_f64_transposed_operands)
 
 absl::StatusOr<Literal> RunDot(std::string_view result, std::string_view lhs, std::string_view rhs,
                                std::string_view dims, std::vector<Literal> args) {
-  std::string text = absl::StrCat("HloModule m\nENTRY e {\n  x = ", AsAbsl(lhs),
-                                  " parameter(0)\n  y = ", AsAbsl(rhs), " parameter(1)\n  ROOT d = ",
-                                  AsAbsl(result), " dot(x, y), ", AsAbsl(dims), "\n}");
+  std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  x = ", AsAbsl(lhs), " parameter(0)\n  y = ", AsAbsl(rhs),
+      " parameter(1)\n  ROOT d = ", AsAbsl(result), " dot(x, y), ", AsAbsl(dims), "\n}");
   return EvaluateText(text, args);
 }
 
@@ -193,16 +191,17 @@ TEST(Dot, VectorVector) {
 }
 
 TEST(Dot, MatrixVector) {
-  auto r = RunDot("f32[2]", "f32[2,3]", "f32[3]",
-                  "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
-                  {MakeLiteral("f32[2,3]", {1, 2, 3, 4, 5, 6}), MakeLiteral("f32[3]", {1, 0, -1})});
+  auto r =
+      RunDot("f32[2]", "f32[2,3]", "f32[3]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {MakeLiteral("f32[2,3]", {1, 2, 3, 4, 5, 6}), MakeLiteral("f32[3]", {1, 0, -1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(-2, -2));
 }
 
 TEST(Dot, OuterProductHasNoContraction) {
-  auto r = RunDot("s32[2,3]", "s32[2]", "s32[3]", "lhs_contracting_dims={}, rhs_contracting_dims={}",
-                  {MakeLiteral("s32[2]", {2, -1}), MakeLiteral("s32[3]", {1, 2, 3})});
+  auto r =
+      RunDot("s32[2,3]", "s32[2]", "s32[3]", "lhs_contracting_dims={}, rhs_contracting_dims={}",
+             {MakeLiteral("s32[2]", {2, -1}), MakeLiteral("s32[3]", {1, 2, 3})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(2, 4, 6, -1, -2, -3));
 }
@@ -210,9 +209,9 @@ TEST(Dot, OuterProductHasNoContraction) {
 TEST(Dot, IntegerS8ToS32) {
   // s8 operands widen to the s32 result before multiplying: 100*100*2 does
   // not wrap at 8 bits.
-  auto r = RunDot("s32[1,1]", "s8[1,2]", "s8[2,1]",
-                  "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
-                  {MakeLiteral("s8[1,2]", {100, 100}), MakeLiteral("s8[2,1]", {100, 100})});
+  auto r =
+      RunDot("s32[1,1]", "s8[1,2]", "s8[2,1]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {MakeLiteral("s8[1,2]", {100, 100}), MakeLiteral("s8[2,1]", {100, 100})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(20000));
 }
@@ -229,8 +228,9 @@ TEST(Dot, Bf16InputsF32Result) {
   // 1 + 2^-7 is exact in bf16; its square 1 + 2^-6 + 2^-14 needs the f32
   // result's precision.
   const double a = 1 + std::ldexp(1.0, -7);
-  auto r = RunDot("f32[]", "bf16[1]", "bf16[1]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}",
-                  {MakeLiteral("bf16[1]", {a}), MakeLiteral("bf16[1]", {a})});
+  auto r =
+      RunDot("f32[]", "bf16[1]", "bf16[1]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+             {MakeLiteral("bf16[1]", {a}), MakeLiteral("bf16[1]", {a})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(a * a));
 }
@@ -238,8 +238,9 @@ TEST(Dot, Bf16InputsF32Result) {
 TEST(Dot, Bf16ResultAccumulatesInF32AndRoundsOnce) {
   // 256 + 1 + 1 in f32 is 258 (exact in bf16); rounding after every add in
   // bf16 would give 256 + 1 -> 256 twice.
-  auto r = RunDot("bf16[]", "bf16[3]", "bf16[3]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}",
-                  {MakeLiteral("bf16[3]", {256, 1, 1}), MakeLiteral("bf16[3]", {1, 1, 1})});
+  auto r =
+      RunDot("bf16[]", "bf16[3]", "bf16[3]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+             {MakeLiteral("bf16[3]", {256, 1, 1}), MakeLiteral("bf16[3]", {1, 1, 1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(258));
 }
@@ -266,12 +267,14 @@ TEST(Dot, PredIsOrOfAnd) {
 }
 
 TEST(Dot, RejectsWrongResultShape) {
-  auto r = RunDot("f32[3]", "f32[2,3]", "f32[3]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
-                  {MakeLiteral("f32[2,3]", {1, 2, 3, 4, 5, 6}), MakeLiteral("f32[3]", {1, 0, -1})});
+  auto r =
+      RunDot("f32[3]", "f32[2,3]", "f32[3]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {MakeLiteral("f32[2,3]", {1, 2, 3, 4, 5, 6}), MakeLiteral("f32[3]", {1, 0, -1})});
   EXPECT_FALSE(r.ok());
 }
 
-TEST(Dot, RaggedAndScaledDotAreUnimplemented) {
+TEST(RaggedDot, NonContractingRaggedDimension) {
+  // Rows 0 | 1,2 | (3 past the groups) use rhs groups 0 | 1 | zeros.
   auto r = EvaluateText(R"(
 HloModule m
 ENTRY e {
@@ -279,21 +282,71 @@ ENTRY e {
   y = f32[2,2,3] parameter(1)
   g = s32[2] parameter(2)
   ROOT d = f32[4,3] ragged-dot(x, y, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
-})", {MakeLiteral("f32[4,2]", std::vector<double>(8, 1)), MakeLiteral("f32[2,2,3]", std::vector<double>(12, 1)),
-      MakeLiteral("s32[2]", {2, 2})});
+})",
+                        {MakeLiteral("f32[4,2]", {1, 2, 3, 4, 5, 6, 7, 8}),
+                         MakeLiteral("f32[2,2,3]", {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2}),
+                         MakeLiteral("s32[2]", {1, 2})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  // [1,2]·g0 = [1,2,0]; [3,4]·g1 = 3+8; [5,6]·g1 = 5+12.
+  EXPECT_THAT(ToDoubles(*r), ElementsAre(1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0));
+}
+
+TEST(RaggedDot, ContractingRaggedDimension) {
+  // Group 0 contracts k = 0..2, group 1 k = 3.
+  auto r = EvaluateText(R"(
+HloModule m
+ENTRY e {
+  x = s32[2,4] parameter(0)
+  y = s32[4,3] parameter(1)
+  g = s32[2] parameter(2)
+  ROOT d = s32[2,2,3] ragged-dot(x, y, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
+})",
+                        {MakeLiteral("s32[2,4]", {1, 2, 3, 4, 5, 6, 7, 8}),
+                         MakeLiteral("s32[4,3]", {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}),
+                         MakeLiteral("s32[2]", {3, 1})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ToDoubles(*r), ElementsAre(1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8));
+}
+
+TEST(RaggedDot, RaggedBatchAndScaledDotAreUnimplemented) {
+  auto r = EvaluateText(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,1,2] parameter(0)
+  y = f32[2,2,1] parameter(1)
+  g = s32[2] parameter(2)
+  ROOT d = f32[2,1,1] ragged-dot(x, y, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
+})",
+                        {MakeLiteral("f32[2,1,2]", {1, 2, 3, 4}),
+                         MakeLiteral("f32[2,2,1]", {1, 2, 3, 4}), MakeLiteral("s32[2]", {1, 1})});
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().message(), HasSubstr("not supported yet"));
+  EXPECT_THAT(r.status().message(), HasSubstr("not supported yet: ragged-dot with a ragged batch"));
+  auto s = EvaluateText(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,2] parameter(0)
+  xs = f32[] parameter(1)
+  y = f32[2,2] parameter(2)
+  ys = f32[] parameter(3)
+  ROOT d = f32[2,2] scaled-dot(x, y, xs, ys), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                        {MakeLiteral("f32[2,2]", {1, 2, 3, 4}), MakeLiteral("f32[]", {1}),
+                         MakeLiteral("f32[2,2]", {1, 2, 3, 4}), MakeLiteral("f32[]", {1})});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("not supported yet: scaled-dot"));
 }
 
 TEST(Convolution, ByHand1d) {
   // x = [1 2 3 4], k = [1 0 -1], pad 1 each side: out[i] = x[i-1] - x[i+1].
-  auto r = EvaluateText(R"(
+  auto r = EvaluateText(
+      R"(
 HloModule m
 ENTRY e {
   x = f32[1,4,1] parameter(0)
   k = f32[3,1,1] parameter(1)
   ROOT c = f32[1,4,1] convolution(x, k), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f
-})", {MakeLiteral("f32[1,4,1]", {1, 2, 3, 4}), MakeLiteral("f32[3,1,1]", {1, 0, -1})});
+})",
+      {MakeLiteral("f32[1,4,1]", {1, 2, 3, 4}), MakeLiteral("f32[3,1,1]", {1, 0, -1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(-2, -2, -2, 3));
 }
@@ -304,7 +357,8 @@ HloModule m
 ENTRY e {
   a = f32[2,2,2] parameter(0)
   ROOT c = f32[2,2,2] cholesky(a), lower=true
-})", {MakeLiteral("f32[2,2,2]", {4, 0, 2, 5, 1, 0, 2, 1})});
+})",
+                        {MakeLiteral("f32[2,2,2]", {4, 0, 2, 5, 1, 0, 2, 1})});
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<double> v = ToDoubles(*r);
   // [[4,.],[2,5]] -> [[2,0],[1,2]]; [[1,.],[2,1]] has pivot 1 - 4 < 0.
