@@ -175,12 +175,22 @@ GOLDEN_TEST(Dot, dot_f64_transposed_operands)
 
 // ------------------------------------------------------- by-hand cases
 
-absl::StatusOr<Literal> RunDot(std::string_view result, std::string_view lhs, std::string_view rhs,
-                               std::string_view dims, std::vector<Literal> args) {
+// ROOT d = <result> <op>(x, y[, g]), <attrs> with x: <lhs>, y: <rhs> and,
+// for ragged-dot, g: s32[2] group sizes.
+absl::StatusOr<Literal> RunDotOp(std::string_view op, std::string_view result,
+                                 std::string_view lhs, std::string_view rhs,
+                                 std::string_view attrs, std::vector<Literal> args) {
+  const bool ragged = op == "ragged-dot";
   std::string text = absl::StrCat(
       "HloModule m\nENTRY e {\n  x = ", AsAbsl(lhs), " parameter(0)\n  y = ", AsAbsl(rhs),
-      " parameter(1)\n  ROOT d = ", AsAbsl(result), " dot(x, y), ", AsAbsl(dims), "\n}");
+      " parameter(1)\n", ragged ? "  g = s32[2] parameter(2)\n" : "", "  ROOT d = ",
+      AsAbsl(result), " ", AsAbsl(op), "(x, y", ragged ? ", g" : "", "), ", AsAbsl(attrs), "\n}");
   return EvaluateText(text, args);
+}
+
+absl::StatusOr<Literal> RunDot(std::string_view result, std::string_view lhs, std::string_view rhs,
+                               std::string_view dims, std::vector<Literal> args) {
+  return RunDotOp("dot", result, lhs, rhs, dims, std::move(args));
 }
 
 TEST(Dot, VectorVector) {
@@ -273,52 +283,47 @@ TEST(Dot, RejectsWrongResultShape) {
   EXPECT_FALSE(r.ok());
 }
 
+// ragged-dot of x: <lhs>, y: <rhs> and group sizes `groups`.
+std::vector<double> RaggedDotValues(std::string_view result, std::string_view lhs,
+                                    std::string_view rhs, std::string_view attrs,
+                                    std::vector<double> x, std::vector<double> y,
+                                    std::vector<double> groups) {
+  std::vector<Literal> args;
+  args.push_back(MakeLiteral(lhs, x));
+  args.push_back(MakeLiteral(rhs, y));
+  args.push_back(MakeLiteral("s32[2]", groups));
+  auto r = RunDotOp("ragged-dot", result, lhs, rhs, attrs, std::move(args));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? ToDoubles(*r) : std::vector<double>{};
+}
+
 TEST(RaggedDot, NonContractingRaggedDimension) {
-  // Rows 0 | 1,2 | (3 past the groups) use rhs groups 0 | 1 | zeros.
-  auto r = EvaluateText(R"(
-HloModule m
-ENTRY e {
-  x = f32[4,2] parameter(0)
-  y = f32[2,2,3] parameter(1)
-  g = s32[2] parameter(2)
-  ROOT d = f32[4,3] ragged-dot(x, y, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
-})",
-                        {MakeLiteral("f32[4,2]", {1, 2, 3, 4, 5, 6, 7, 8}),
-                         MakeLiteral("f32[2,2,3]", {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2}),
-                         MakeLiteral("s32[2]", {1, 2})});
-  ASSERT_TRUE(r.ok()) << r.status();
+  // Rows 0 | 1,2 | (3 past the groups) use rhs groups 0 | 1 | zeros:
   // [1,2]·g0 = [1,2,0]; [3,4]·g1 = 3+8; [5,6]·g1 = 5+12.
-  EXPECT_THAT(ToDoubles(*r), ElementsAre(1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0));
+  EXPECT_THAT(RaggedDotValues("f32[4,3]", "f32[4,2]", "f32[2,2,3]",
+                              "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
+                              "lhs_ragged_dims={0}, rhs_group_dims={0}",
+                              {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2},
+                              {1, 2}),
+              ElementsAre(1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0));
 }
 
 TEST(RaggedDot, ContractingRaggedDimension) {
   // Group 0 contracts k = 0..2, group 1 k = 3.
-  auto r = EvaluateText(R"(
-HloModule m
-ENTRY e {
-  x = s32[2,4] parameter(0)
-  y = s32[4,3] parameter(1)
-  g = s32[2] parameter(2)
-  ROOT d = s32[2,2,3] ragged-dot(x, y, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
-})",
-                        {MakeLiteral("s32[2,4]", {1, 2, 3, 4, 5, 6, 7, 8}),
-                         MakeLiteral("s32[4,3]", {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}),
-                         MakeLiteral("s32[2]", {3, 1})});
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(ToDoubles(*r), ElementsAre(1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8));
+  EXPECT_THAT(RaggedDotValues("s32[2,2,3]", "s32[2,4]", "s32[4,3]",
+                              "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+                              "lhs_ragged_dims={1}",
+                              {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1},
+                              {3, 1}),
+              ElementsAre(1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8));
 }
 
 TEST(RaggedDot, RaggedBatchAndScaledDotAreUnimplemented) {
-  auto r = EvaluateText(R"(
-HloModule m
-ENTRY e {
-  x = f32[2,1,2] parameter(0)
-  y = f32[2,2,1] parameter(1)
-  g = s32[2] parameter(2)
-  ROOT d = f32[2,1,1] ragged-dot(x, y, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
-})",
-                        {MakeLiteral("f32[2,1,2]", {1, 2, 3, 4}),
-                         MakeLiteral("f32[2,2,1]", {1, 2, 3, 4}), MakeLiteral("s32[2]", {1, 1})});
+  auto r = RunDotOp("ragged-dot", "f32[2,1,1]", "f32[2,1,2]", "f32[2,2,1]",
+                    "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                    "rhs_contracting_dims={1}, lhs_ragged_dims={0}",
+                    {MakeLiteral("f32[2,1,2]", {1, 2, 3, 4}),
+                     MakeLiteral("f32[2,2,1]", {1, 2, 3, 4}), MakeLiteral("s32[2]", {1, 1})});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("not supported yet: ragged-dot with a ragged batch"));
   auto s = EvaluateText(R"(
