@@ -221,12 +221,10 @@ void GenericConvolution(const ConvPlan& p, const std::vector<NativeT<PT>>& a,
 // im2col: rows are (output batch, output position), columns (window
 // position, input feature of the group); multiplied by the group's kernel
 // matrix [window positions * cin_g, cout_g] with the blocked kernel, a chunk
-// of rows at a time to bound the buffer.
-std::vector<float> FastConvolution(const ConvPlan& p, const Literal& lhs, const Literal& rhs,
-                                   int64_t out_elements) {
+// of rows at a time to bound the buffer; writes every result element to `out`.
+void FastConvolution(const ConvPlan& p, const Literal& lhs, const Literal& rhs, float* out) {
   const uint8_t* a = lhs.raw_data().data();
   const uint8_t* k = rhs.raw_data().data();
-  std::vector<float> out(out_elements);
   const int64_t depth = p.window_positions * p.cin_g;
   const int64_t rows = p.n_out * p.out_positions;
   const int64_t chunk = std::max<int64_t>(
@@ -268,7 +266,6 @@ std::vector<float> FastConvolution(const ConvPlan& p, const Literal& lhs, const 
       }
     }
   }
-  return out;
 }
 
 absl::StatusOr<Literal> Convolution(const HloInstruction& inst, Operands operands, EvalContext&) {
@@ -287,8 +284,8 @@ absl::StatusOr<Literal> EvaluateConvolution(const Literal& lhs, const Literal& r
   if (allow_fast && ComputesInFloat(type)) {
     XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::MakeF32(lhs, type));
     XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::MakeF32(rhs, type));
-    return FloatsToLiteral(result_shape,
-                           FastConvolution(p, l.get(), r.get(), result_shape.ElementCount()));
+    return FloatResult(result_shape,
+                       [&](float* out) { FastConvolution(p, l.get(), r.get(), out); });
   }
   XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::Make(lhs, type));
   XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::Make(rhs, type));

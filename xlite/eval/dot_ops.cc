@@ -136,11 +136,11 @@ absl::StatusOr<DotIndexing> PlanDot(const Shape& lhs, const Shape& rhs, const Do
 }
 
 // Gathers each batch of the f32 operands into contiguous [m,k] and [k,n]
-// buffers and runs the blocked kernel; returns [batch, m, n] floats.
-std::vector<float> FastDot(const DotIndexing& ix, const Literal& lhs, const Literal& rhs) {
+// buffers and runs the blocked kernel, writing [batch, m, n] floats to `out`.
+void FastDot(const DotIndexing& ix, const Literal& lhs, const Literal& rhs, float* out) {
   const uint8_t* a = lhs.raw_data().data();
   const uint8_t* b = rhs.raw_data().data();
-  std::vector<float> lhs_buf(ix.m * ix.k), rhs_buf(ix.k * ix.n), out(ix.batch * ix.m * ix.n);
+  std::vector<float> lhs_buf(ix.m * ix.k), rhs_buf(ix.k * ix.n);
   for (int64_t bb = 0; bb < ix.batch; ++bb) {
     for (int64_t i = 0; i < ix.m; ++i) {
       const int64_t row = ix.lhs_rows[bb * ix.m + i];
@@ -150,10 +150,9 @@ std::vector<float> FastDot(const DotIndexing& ix, const Literal& lhs, const Lite
       const int64_t* cols = ix.rhs_cols.data() + bb * ix.n;
       for (int64_t j = 0; j < ix.n; ++j) rhs_buf[kk * ix.n + j] = F32At(b, cols[j] + ix.rhs_k[kk]);
     }
-    MatMulF32(ix.m, ix.k, ix.n, lhs_buf.data(), ix.k, rhs_buf.data(), ix.n,
-              out.data() + bb * ix.m * ix.n, ix.n);
+    MatMulF32(ix.m, ix.k, ix.n, lhs_buf.data(), ix.k, rhs_buf.data(), ix.n, out + bb * ix.m * ix.n,
+              ix.n);
   }
-  return out;
 }
 
 absl::StatusOr<Literal> Dot(const HloInstruction& inst, Operands operands, EvalContext&) {
@@ -314,7 +313,7 @@ absl::StatusOr<Literal> EvaluateDot(const Literal& lhs, const Literal& rhs,
   if (allow_fast && ComputesInFloat(type)) {
     XLITE_ASSIGN_OR_RETURN(ConvertedOperand l, ConvertedOperand::MakeF32(lhs, type));
     XLITE_ASSIGN_OR_RETURN(ConvertedOperand r, ConvertedOperand::MakeF32(rhs, type));
-    return FloatsToLiteral(result_shape, FastDot(ix, l.get(), r.get()));
+    return FloatResult(result_shape, [&](float* out) { FastDot(ix, l.get(), r.get(), out); });
   }
   return RunGenericDot(ix, RaggedPlan{}, lhs, rhs, result_shape);
 }

@@ -66,8 +66,21 @@ inline float F32At(const uint8_t* data, int64_t i) {
   return LoadElement<PrimitiveType::F32>(data, i);
 }
 
-// A literal of the float `shape` holding `values` rounded once to its type.
-Literal FloatsToLiteral(const Shape& shape, const std::vector<float>& values);
+// A literal of the float `shape` whose values fill(float* out) writes (every
+// element, row-major): in place for f32, else into a buffer and rounded once.
+template <typename Fill>
+Literal FloatResult(const Shape& shape, Fill&& fill) {
+  Literal out(shape);
+  if (shape.element_type() == PrimitiveType::F32) {
+    // Literal storage comes from operator new, so it is aligned for float.
+    fill(reinterpret_cast<float*>(out.mutable_raw_data().data()));
+    return out;
+  }
+  std::vector<float> values(out.element_count());
+  fill(values.data());
+  for (int64_t i = 0; i < out.element_count(); ++i) out.SetDouble(i, values[i]);
+  return out;
+}
 
 // Every element of `l` (of element type PT) in its native compute type.
 template <PrimitiveType PT>

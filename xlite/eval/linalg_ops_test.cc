@@ -177,14 +177,14 @@ GOLDEN_TEST(Dot, dot_f64_transposed_operands)
 
 // ROOT d = <result> <op>(x, y[, g]), <attrs> with x: <lhs>, y: <rhs> and,
 // for ragged-dot, g: s32[2] group sizes.
-absl::StatusOr<Literal> RunDotOp(std::string_view op, std::string_view result,
-                                 std::string_view lhs, std::string_view rhs,
-                                 std::string_view attrs, std::vector<Literal> args) {
+absl::StatusOr<Literal> RunDotOp(std::string_view op, std::string_view result, std::string_view lhs,
+                                 std::string_view rhs, std::string_view attrs,
+                                 std::vector<Literal> args) {
   const bool ragged = op == "ragged-dot";
   std::string text = absl::StrCat(
       "HloModule m\nENTRY e {\n  x = ", AsAbsl(lhs), " parameter(0)\n  y = ", AsAbsl(rhs),
-      " parameter(1)\n", ragged ? "  g = s32[2] parameter(2)\n" : "", "  ROOT d = ",
-      AsAbsl(result), " ", AsAbsl(op), "(x, y", ragged ? ", g" : "", "), ", AsAbsl(attrs), "\n}");
+      " parameter(1)\n", ragged ? "  g = s32[2] parameter(2)\n" : "", "  ROOT d = ", AsAbsl(result),
+      " ", AsAbsl(op), "(x, y", ragged ? ", g" : "", "), ", AsAbsl(attrs), "\n}");
   return EvaluateText(text, args);
 }
 
@@ -300,22 +300,22 @@ std::vector<double> RaggedDotValues(std::string_view result, std::string_view lh
 TEST(RaggedDot, NonContractingRaggedDimension) {
   // Rows 0 | 1,2 | (3 past the groups) use rhs groups 0 | 1 | zeros:
   // [1,2]·g0 = [1,2,0]; [3,4]·g1 = 3+8; [5,6]·g1 = 5+12.
-  EXPECT_THAT(RaggedDotValues("f32[4,3]", "f32[4,2]", "f32[2,2,3]",
-                              "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
-                              "lhs_ragged_dims={0}, rhs_group_dims={0}",
-                              {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2},
-                              {1, 2}),
-              ElementsAre(1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0));
+  EXPECT_THAT(
+      RaggedDotValues("f32[4,3]", "f32[4,2]", "f32[2,2,3]",
+                      "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
+                      "lhs_ragged_dims={0}, rhs_group_dims={0}",
+                      {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2}, {1, 2}),
+      ElementsAre(1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0));
 }
 
 TEST(RaggedDot, ContractingRaggedDimension) {
   // Group 0 contracts k = 0..2, group 1 k = 3.
-  EXPECT_THAT(RaggedDotValues("s32[2,2,3]", "s32[2,4]", "s32[4,3]",
-                              "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
-                              "lhs_ragged_dims={1}",
-                              {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1},
-                              {3, 1}),
-              ElementsAre(1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8));
+  EXPECT_THAT(
+      RaggedDotValues("s32[2,2,3]", "s32[2,4]", "s32[4,3]",
+                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+                      "lhs_ragged_dims={1}",
+                      {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}, {3, 1}),
+      ElementsAre(1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8));
 }
 
 TEST(RaggedDot, RaggedBatchAndScaledDotAreUnimplemented) {
@@ -354,6 +354,21 @@ ENTRY e {
       {MakeLiteral("f32[1,4,1]", {1, 2, 3, 4}), MakeLiteral("f32[3,1,1]", {1, 0, -1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(-2, -2, -2, 3));
+}
+
+TEST(Convolution, Bf16AccumulatesInF32AndRoundsOnce) {
+  // 256 + 1 + 1 = 258 is exact in bf16, but 256 + 1 rounds back to 256.
+  auto r = EvaluateText(
+      R"(
+HloModule m
+ENTRY e {
+  x = bf16[1,3,1] parameter(0)
+  k = bf16[3,1,1] parameter(1)
+  ROOT c = bf16[1,1,1] convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f
+})",
+      {MakeLiteral("bf16[1,3,1]", {256, 1, 1}), MakeLiteral("bf16[3,1,1]", {1, 1, 1})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(ToDoubles(*r), ElementsAre(258));
 }
 
 TEST(Cholesky, NotPositiveDefiniteGivesNaN) {

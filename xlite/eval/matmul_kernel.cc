@@ -92,14 +92,4 @@ void MatMulF32(int64_t m, int64_t k, int64_t n, const float* a, int64_t lda, con
   }
 }
 
-Literal FloatsToLiteral(const Shape& shape, const std::vector<float>& values) {
-  Literal out(shape);
-  if (shape.element_type() == PrimitiveType::F32) {
-    std::memcpy(out.mutable_raw_data().data(), values.data(), values.size() * sizeof(float));
-  } else {
-    for (size_t i = 0; i < values.size(); ++i) out.SetDouble(static_cast<int64_t>(i), values[i]);
-  }
-  return out;
-}
-
 }  // namespace xlite::eval
