@@ -229,7 +229,12 @@ void FastConvolution(const ConvPlan& p, const Literal& lhs, const Literal& rhs, 
   const int64_t rows = p.n_out * p.out_positions;
   const int64_t chunk = std::max<int64_t>(
       1, std::min<int64_t>(rows, (int64_t{1} << 21) / std::max<int64_t>(depth, 1)));
-  std::vector<float> weights(depth * p.cout_g), patches(chunk * depth), products(chunk * p.cout_g);
+  Scratch weights_scratch(ScratchSlot::kLhs, depth * p.cout_g);
+  Scratch patches_scratch(ScratchSlot::kRhs, chunk * depth);
+  Scratch products_scratch(ScratchSlot::kProducts, chunk * p.cout_g);
+  float* weights = weights_scratch.data();
+  float* patches = patches_scratch.data();
+  float* products = products_scratch.data();
   std::vector<int64_t> s(p.out_size.size()), offsets, row_out(chunk);
   for (int64_t g = 0; g < p.groups; ++g) {
     for (int64_t w = 0; w < p.window_positions; ++w) {
@@ -247,7 +252,7 @@ void FastConvolution(const ConvPlan& p, const Literal& lhs, const Literal& rhs, 
         p.WindowOffsets(pos, s, offsets);
         row_out[r] = b * p.out_b_stride + OutputSpatialOffset(p, s);
         const int64_t base = p.LhsBase(b, g);
-        float* dst = patches.data() + r * depth;
+        float* dst = patches + r * depth;
         for (int64_t w = 0; w < p.window_positions; ++w, dst += p.cin_g) {
           if (offsets[w] < 0) {
             std::fill(dst, dst + p.cin_g, 0.0f);
@@ -257,8 +262,7 @@ void FastConvolution(const ConvPlan& p, const Literal& lhs, const Literal& rhs, 
           for (int64_t iz = 0; iz < p.cin_g; ++iz) dst[iz] = F32At(a, src + iz * p.lhs_f_stride);
         }
       }
-      MatMulF32(n, depth, p.cout_g, patches.data(), depth, weights.data(), p.cout_g,
-                products.data(), p.cout_g);
+      MatMulF32(n, depth, p.cout_g, patches, depth, weights, p.cout_g, products, p.cout_g);
       for (int64_t r = 0; r < n; ++r) {
         for (int64_t ol = 0; ol < p.cout_g; ++ol) {
           out[row_out[r] + (g * p.cout_g + ol) * p.out_f_stride] = products[r * p.cout_g + ol];

@@ -140,7 +140,9 @@ absl::StatusOr<DotIndexing> PlanDot(const Shape& lhs, const Shape& rhs, const Do
 void FastDot(const DotIndexing& ix, const Literal& lhs, const Literal& rhs, float* out) {
   const uint8_t* a = lhs.raw_data().data();
   const uint8_t* b = rhs.raw_data().data();
-  std::vector<float> lhs_buf(ix.m * ix.k), rhs_buf(ix.k * ix.n);
+  Scratch lhs_scratch(ScratchSlot::kLhs, ix.m * ix.k), rhs_scratch(ScratchSlot::kRhs, ix.k * ix.n);
+  float* lhs_buf = lhs_scratch.data();
+  float* rhs_buf = rhs_scratch.data();
   for (int64_t bb = 0; bb < ix.batch; ++bb) {
     for (int64_t i = 0; i < ix.m; ++i) {
       const int64_t row = ix.lhs_rows[bb * ix.m + i];
@@ -150,8 +152,7 @@ void FastDot(const DotIndexing& ix, const Literal& lhs, const Literal& rhs, floa
       const int64_t* cols = ix.rhs_cols.data() + bb * ix.n;
       for (int64_t j = 0; j < ix.n; ++j) rhs_buf[kk * ix.n + j] = F32At(b, cols[j] + ix.rhs_k[kk]);
     }
-    MatMulF32(ix.m, ix.k, ix.n, lhs_buf.data(), ix.k, rhs_buf.data(), ix.n, out + bb * ix.m * ix.n,
-              ix.n);
+    MatMulF32(ix.m, ix.k, ix.n, lhs_buf, ix.k, rhs_buf, ix.n, out + bb * ix.m * ix.n, ix.n);
   }
 }
 

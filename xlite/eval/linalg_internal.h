@@ -29,6 +29,28 @@ void RegisterDecompositionOps(OpHandlerTable& table);  // decomposition_ops.cc
 void MatMulF32(int64_t m, int64_t k, int64_t n, const float* a, int64_t lda, const float* b,
                int64_t ldb, float* c, int64_t ldc);
 
+// A float buffer of n elements (contents unspecified) for the fast paths,
+// taken from a per-thread slot that keeps its memory between evaluations:
+// otherwise glibc returns the pages after each call and every evaluation
+// page-faults them back, which dominates small products on virtual machines.
+// Buffers above 64 MiB are not kept. Nested users take distinct slots.
+enum class ScratchSlot { kPackedB, kLhs, kRhs, kProducts, kCount };
+class Scratch {
+ public:
+  Scratch(ScratchSlot slot, int64_t n) {
+    static thread_local std::vector<float> slots[static_cast<int>(ScratchSlot::kCount)];
+    std::vector<float>& buffer = n <= kKeep ? slots[static_cast<int>(slot)] : own_;
+    if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(n);
+    data_ = buffer.data();
+  }
+  float* data() const { return data_; }
+
+ private:
+  static constexpr int64_t kKeep = int64_t{16} << 20;
+  std::vector<float> own_;
+  float* data_ = nullptr;
+};
+
 // The operand as the result's element type (XLA converts dot and
 // convolution operands to the preferred element type before multiplying);
 // no copy when it already is.

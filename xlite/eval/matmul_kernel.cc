@@ -64,7 +64,8 @@ constexpr TileFn kTiles[kMr + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>}
 void MatMulF32(int64_t m, int64_t k, int64_t n, const float* a, int64_t lda, const float* b,
                int64_t ldb, float* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-  std::vector<float> packed;
+  Scratch packed(ScratchSlot::kPackedB,
+                 std::min(kKc, k) * ((std::min(kNc, n) + kNr - 1) / kNr) * kNr);
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
     for (int64_t n0 = 0; n0 < n; n0 += kNc) {
@@ -72,10 +73,11 @@ void MatMulF32(int64_t m, int64_t k, int64_t n, const float* a, int64_t lda, con
       const int64_t panels = (nc + kNr - 1) / kNr;
       // Pack b[k0:k0+kc, n0:n0+nc] as panels of kNr columns, each kc rows
       // contiguous, so the inner loop reads b sequentially.
-      packed.assign(panels * kc * kNr, 0.0f);
+      std::fill(packed.data(), packed.data() + panels * kc * kNr, 0.0f);
       for (int64_t p = 0; p < kc; ++p) {
         const float* src = b + (k0 + p) * ldb + n0;
-        for (int64_t j = 0; j < nc; ++j) packed[((j / kNr) * kc + p) * kNr + j % kNr] = src[j];
+        for (int64_t j = 0; j < nc; ++j)
+          packed.data()[((j / kNr) * kc + p) * kNr + j % kNr] = src[j];
       }
       for (int64_t i0 = 0; i0 < m; i0 += kMc) {
         const int64_t mc = std::min(kMc, m - i0);
