@@ -283,39 +283,43 @@ TEST(Dot, RejectsWrongResultShape) {
   EXPECT_FALSE(r.ok());
 }
 
-// ragged-dot of x: <lhs>, y: <rhs> and group sizes `groups`.
-std::vector<double> RaggedDotValues(std::string_view result, std::string_view lhs,
-                                    std::string_view rhs, std::string_view attrs,
-                                    std::vector<double> x, std::vector<double> y,
-                                    std::vector<double> groups) {
-  std::vector<Literal> args;
-  args.push_back(MakeLiteral(lhs, x));
-  args.push_back(MakeLiteral(rhs, y));
-  args.push_back(MakeLiteral("s32[2]", groups));
-  auto r = RunDotOp("ragged-dot", result, lhs, rhs, attrs, std::move(args));
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? ToDoubles(*r) : std::vector<double>{};
-}
-
-TEST(RaggedDot, NonContractingRaggedDimension) {
-  // Rows 0 | 1,2 | (3 past the groups) use rhs groups 0 | 1 | zeros:
-  // [1,2]·g0 = [1,2,0]; [3,4]·g1 = 3+8; [5,6]·g1 = 5+12.
-  EXPECT_THAT(
-      RaggedDotValues("f32[4,3]", "f32[4,2]", "f32[2,2,3]",
-                      "lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
-                      "lhs_ragged_dims={0}, rhs_group_dims={0}",
-                      {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2}, {1, 2}),
-      ElementsAre(1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0));
-}
-
-TEST(RaggedDot, ContractingRaggedDimension) {
-  // Group 0 contracts k = 0..2, group 1 k = 3.
-  EXPECT_THAT(
-      RaggedDotValues("s32[2,2,3]", "s32[2,4]", "s32[4,3]",
-                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
-                      "lhs_ragged_dims={1}",
-                      {1, 2, 3, 4, 5, 6, 7, 8}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}, {3, 1}),
-      ElementsAre(1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8));
+TEST(RaggedDot, NonContractingAndContractingRaggedDimension) {
+  struct Case {
+    const char *result, *lhs, *rhs, *attrs;
+    std::vector<double> x, y, groups, want;
+  };
+  const Case cases[] = {
+      // Rows 0 | 1,2 | (3 past the groups) use rhs groups 0 | 1 | zeros:
+      // [1,2]·g0 = [1,2,0]; [3,4]·g1 = 3+8; [5,6]·g1 = 5+12.
+      {"f32[4,3]",
+       "f32[4,2]",
+       "f32[2,2,3]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
+       "rhs_group_dims={0}",
+       {1, 2, 3, 4, 5, 6, 7, 8},
+       {1, 0, 0, 0, 1, 0, 1, 1, 1, 2, 2, 2},
+       {1, 2},
+       {1, 2, 0, 11, 11, 11, 17, 17, 17, 0, 0, 0}},
+      // Group 0 contracts k = 0..2, group 1 k = 3.
+      {"s32[2,2,3]",
+       "s32[2,4]",
+       "s32[4,3]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}",
+       {1, 2, 3, 4, 5, 6, 7, 8},
+       {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1},
+       {3, 1},
+       {1, 2, 3, 5, 6, 7, 4, 4, 4, 8, 8, 8}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.attrs);
+    std::vector<Literal> args;
+    args.push_back(MakeLiteral(c.lhs, c.x));
+    args.push_back(MakeLiteral(c.rhs, c.y));
+    args.push_back(MakeLiteral("s32[2]", c.groups));
+    auto r = RunDotOp("ragged-dot", c.result, c.lhs, c.rhs, c.attrs, std::move(args));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(ToDoubles(*r), c.want);
+  }
 }
 
 TEST(RaggedDot, RaggedBatchAndScaledDotAreUnimplemented) {
@@ -341,32 +345,32 @@ ENTRY e {
   EXPECT_THAT(s.status().message(), HasSubstr("not supported yet: scaled-dot"));
 }
 
+// ROOT c = <out> convolution(x: <x>, k: <k>), window=<window>, b0f_0io->b0f.
+absl::StatusOr<Literal> RunConv1d(std::string_view out, std::string_view x, std::string_view k,
+                                  std::string_view window, std::vector<double> xs,
+                                  std::vector<double> ks) {
+  std::string text =
+      absl::StrCat("HloModule m\nENTRY e {\n  x = ", AsAbsl(x), " parameter(0)\n  k = ", AsAbsl(k),
+                   " parameter(1)\n  ROOT c = ", AsAbsl(out),
+                   " convolution(x, k), window=", AsAbsl(window), ", dim_labels=b0f_0io->b0f\n}");
+  std::vector<Literal> args;
+  args.push_back(MakeLiteral(x, xs));
+  args.push_back(MakeLiteral(k, ks));
+  return EvaluateText(text, args);
+}
+
 TEST(Convolution, ByHand1d) {
   // x = [1 2 3 4], k = [1 0 -1], pad 1 each side: out[i] = x[i-1] - x[i+1].
-  auto r = EvaluateText(
-      R"(
-HloModule m
-ENTRY e {
-  x = f32[1,4,1] parameter(0)
-  k = f32[3,1,1] parameter(1)
-  ROOT c = f32[1,4,1] convolution(x, k), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f
-})",
-      {MakeLiteral("f32[1,4,1]", {1, 2, 3, 4}), MakeLiteral("f32[3,1,1]", {1, 0, -1})});
+  auto r = RunConv1d("f32[1,4,1]", "f32[1,4,1]", "f32[3,1,1]", "{size=3 pad=1_1}", {1, 2, 3, 4},
+                     {1, 0, -1});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(-2, -2, -2, 3));
 }
 
 TEST(Convolution, Bf16AccumulatesInF32AndRoundsOnce) {
   // 256 + 1 + 1 = 258 is exact in bf16, but 256 + 1 rounds back to 256.
-  auto r = EvaluateText(
-      R"(
-HloModule m
-ENTRY e {
-  x = bf16[1,3,1] parameter(0)
-  k = bf16[3,1,1] parameter(1)
-  ROOT c = bf16[1,1,1] convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f
-})",
-      {MakeLiteral("bf16[1,3,1]", {256, 1, 1}), MakeLiteral("bf16[3,1,1]", {1, 1, 1})});
+  auto r =
+      RunConv1d("bf16[1,1,1]", "bf16[1,3,1]", "bf16[3,1,1]", "{size=3}", {256, 1, 1}, {1, 1, 1});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(258));
 }
