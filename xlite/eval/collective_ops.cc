@@ -649,6 +649,9 @@ absl::StatusOr<std::pair<std::string, Pairs>> TransferRoute(const HloInstruction
   return std::make_pair(key, std::move(pairs));
 }
 
+// send/recv always carry a channel: like a channel's collective-permute
+// their pairs name partitions, unless the module has a single partition,
+// where they name replicas.
 absl::StatusOr<PairSpace> TransferSpace(const HloInstruction& inst, const EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(Devices devices, DevicesOf(inst, ctx));
   return PairSpace{devices, devices.partitions > 1};
