@@ -1,23 +1,58 @@
-// (being written) single-device path only until the in-process runtime lands.
 #include "xlite/eval/multi_device.h"
 
+#include <thread>
+
 #include "xlite/base/status.h"
+#include "xlite/runtime/in_process_communicator.h"
 
 namespace xlite {
 
 absl::StatusOr<std::vector<Literal>> EvaluateOnAllDevices(
     const HloModule& module, absl::Span<const std::vector<Literal>> per_device_args,
     const EvalOptions& options) {
-  int64_t devices = module.config().replica_count * module.config().num_partitions;
-  if (devices != 1) return Unimplemented("running ", devices, " devices");
-  if (per_device_args.size() != 1) {
-    return InvalidArgument("expected 1 argument list, got ", per_device_args.size());
+  int64_t replicas = module.config().replica_count;
+  int64_t partitions = module.config().num_partitions;
+  if (replicas < 1 || partitions < 1) {
+    return InvalidArgument("module ", module.name(), " has ", replicas, " replicas and ",
+                           partitions, " partitions");
   }
-  Evaluator evaluator(options);
-  XLITE_ASSIGN_OR_RETURN(Literal result, evaluator.Run(module, per_device_args[0]));
-  std::vector<Literal> results;
-  results.push_back(std::move(result));
-  return results;
+  int64_t devices = replicas * partitions;
+  if (per_device_args.size() != 1 && static_cast<int64_t>(per_device_args.size()) != devices) {
+    return InvalidArgument("expected 1 or ", devices, " argument lists, got ",
+                           per_device_args.size());
+  }
+  InProcessCommunicator communicator(devices);
+  std::vector<absl::StatusOr<Literal>> results(devices, absl::UnknownError("not run"));
+  auto run_device = [&](int64_t d) {
+    EvalOptions device_options = options;
+    device_options.replica_id = d / partitions;
+    device_options.partition_id = d % partitions;
+    device_options.communicator = &communicator;
+    Evaluator evaluator(device_options);
+    results[d] = evaluator.Run(module, per_device_args[per_device_args.size() == 1 ? 0 : d]);
+    communicator.DeviceFinished(d, results[d].status());
+  };
+  if (devices == 1) {
+    run_device(0);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(devices);
+    for (int64_t d = 0; d < devices; ++d) threads.emplace_back(run_device, d);
+    for (std::thread& t : threads) t.join();
+  }
+  // The first error that is not a peer's cascade ("device N failed") says
+  // what went wrong.
+  const absl::Status* first_error = nullptr;
+  for (const auto& r : results) {
+    if (r.ok()) continue;
+    if (r.status().code() != absl::StatusCode::kAborted) return r.status();
+    if (first_error == nullptr) first_error = &r.status();
+  }
+  if (first_error != nullptr) return *first_error;
+  std::vector<Literal> out;
+  out.reserve(devices);
+  for (auto& r : results) out.push_back(*std::move(r));
+  return out;
 }
 
 }  // namespace xlite
