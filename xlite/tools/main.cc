@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   AddFmtCommand(app, &exit_code);
   AddVerifyCommand(app, &exit_code);
   AddStatsCommand(app, &exit_code);
+  AddRunCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
