@@ -30,6 +30,7 @@ struct RunOptions {
   std::string inputs_npz;
   std::optional<uint64_t> seed;
   std::string output;
+  std::string save_inputs;
   std::string backend = "interpreter";
   int64_t print_elements = 8;
 };
@@ -90,6 +91,11 @@ std::string LeafName(int64_t device, size_t leaf) {
   return device == 0 ? absl::StrCat("out", leaf) : absl::StrCat("dev", device, "_out", leaf);
 }
 
+absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedArray> arrays) {
+  XLITE_ASSIGN_OR_RETURN(std::string npz, runtime::SerializeNpz(arrays));
+  return runtime::WriteBinaryFile(path, npz);
+}
+
 std::optional<Failure> Run(const RunOptions& options) {
   if (options.backend != "interpreter") {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
@@ -142,6 +148,12 @@ std::optional<Failure> Run(const RunOptions& options) {
   } else {
     args = runtime::RandomArguments(module, options.seed.value_or(0));
   }
+  if (!options.save_inputs.empty()) {
+    std::vector<runtime::NamedArray> named;
+    for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
+    absl::Status saved = WriteNpz(options.save_inputs, named);
+    if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
+  }
   EvalOptions eval_options;
   eval_options.rng_seed = options.seed.value_or(0);
   int64_t devices = module.config().replica_count * module.config().num_partitions;
@@ -177,8 +189,7 @@ std::optional<Failure> Run(const RunOptions& options) {
     }
   }
   if (!options.output.empty()) {
-    absl::StatusOr<std::string> npz = runtime::SerializeNpz(written);
-    absl::Status status = npz.ok() ? runtime::WriteBinaryFile(options.output, *npz) : npz.status();
+    absl::Status status = WriteNpz(options.output, written);
     if (!status.ok()) return Failure{kExitInvalidInput, std::string(status.message())};
   }
   return std::nullopt;
@@ -203,6 +214,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "Generate the inputs (and fill elided {...} constants) from this seed");
   command->add_option("--output", options->output,
                       "Write the result leaves to this .npz (out0, out1..., dev<d>_out<i>)");
+  command->add_option("--save-inputs", options->save_inputs,
+                      "Write the arguments used (e.g. generated ones) to this .npz as arg0, "
+                      "arg1..., for a later --inputs");
   command->add_option("--backend", options->backend, "Backend to run on (interpreter)")
       ->capture_default_str();
   command->add_option("--print-elements", options->print_elements,
