@@ -76,7 +76,7 @@ double EstimateCost(const HloModule& module) {
   return cost;
 }
 
-std::string OneLine(std::string_view message) {
+std::string OneLine(absl::string_view message) {
   std::string line(message.substr(0, message.find('\n')));
   if (line.size() > 200) line = line.substr(0, 200) + "...";
   return line;

@@ -101,38 +101,38 @@ std::vector<int64_t> BoxExtent(const Shape& a, const Shape& b, absl::Span<const 
   return extent;
 }
 
-// SPMDFullToShardShape: this device's tile of the full operand (the tiling
-// comes from the operand's sharding annotation, where XLA puts it); an uneven
-// last tile is zero-padded to the declared shard shape.
-absl::StatusOr<Literal> FullToShard(const HloInstruction& inst, Operands operands,
-                                    EvalContext& ctx) {
+// The SPMD conversions between a full array and this device's shard of it.
+// SPMDFullToShardShape (to_shard) takes this device's tile of the full
+// operand, the tiling from the operand's sharding annotation (where XLA puts
+// it); an uneven last tile is zero-padded to the declared shard shape.
+// SPMDShardToFullShape: on one device only this device's shard is known; it
+// is placed at its tile of the full shape (the instruction's sharding), the
+// rest zeros. Equal shapes pass through, as in an unpartitioned module.
+absl::StatusOr<Literal> ConvertShard(const HloInstruction& inst, Operands operands,
+                                     EvalContext& ctx, bool to_shard) {
   XLITE_RETURN_IF_ERROR(ExpectOperands(operands, 1));
-  const Literal& full = *operands[0];
-  if (full.shape().Compatible(inst.shape())) return full;
-  XLITE_RETURN_IF_ERROR(CheckSameArrayKind(full, inst.shape()));
-  XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> start,
-                         TileStart(TiledSharding(inst.operand(0), &inst), full.shape(), ctx));
-  Literal shard(Shape(inst.shape().element_type(), inst.shape().dimensions()));
+  const Literal& in = *operands[0];
+  if (in.shape().Compatible(inst.shape())) return in;
+  XLITE_RETURN_IF_ERROR(CheckSameArrayKind(in, inst.shape()));
+  Literal out(Shape(inst.shape().element_type(), inst.shape().dimensions()));
+  const Shape& full = to_shard ? in.shape() : out.shape();
+  const HloSharding* sharding = to_shard ? TiledSharding(inst.operand(0), &inst)
+                                         : TiledSharding(&inst, inst.operand(0));
+  XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> start, TileStart(sharding, full, ctx));
   std::vector<int64_t> zero(start.size(), 0);
-  CopyBox(full, start, shard, zero, BoxExtent(full.shape(), shard.shape(), start));
-  return shard;
+  std::vector<int64_t> extent = BoxExtent(full, to_shard ? out.shape() : in.shape(), start);
+  CopyBox(in, to_shard ? start : zero, out, to_shard ? zero : start, extent);
+  return out;
 }
 
-// SPMDShardToFullShape: on one device only this device's shard is known; it
-// is placed at its tile of the full shape (per the instruction's sharding),
-// the rest zeros.
+absl::StatusOr<Literal> FullToShard(const HloInstruction& inst, Operands operands,
+                                    EvalContext& ctx) {
+  return ConvertShard(inst, operands, ctx, /*to_shard=*/true);
+}
+
 absl::StatusOr<Literal> ShardToFull(const HloInstruction& inst, Operands operands,
                                     EvalContext& ctx) {
-  XLITE_RETURN_IF_ERROR(ExpectOperands(operands, 1));
-  const Literal& shard = *operands[0];
-  if (shard.shape().Compatible(inst.shape())) return shard;
-  XLITE_RETURN_IF_ERROR(CheckSameArrayKind(shard, inst.shape()));
-  Literal full(Shape(inst.shape().element_type(), inst.shape().dimensions()));
-  XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> start,
-                         TileStart(TiledSharding(&inst, inst.operand(0)), full.shape(), ctx));
-  std::vector<int64_t> zero(start.size(), 0);
-  CopyBox(shard, zero, full, start, BoxExtent(full.shape(), shard.shape(), start));
-  return full;
+  return ConvertShard(inst, operands, ctx, /*to_shard=*/false);
 }
 
 // "a before b" in TopK's order: larger first, with XLA's total order for

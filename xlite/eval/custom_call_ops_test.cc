@@ -100,8 +100,11 @@ TEST(CustomCallTest, FullToShardTakesThisPartitionsTile) {
     options.partition_id = partition;
     absl::StatusOr<Literal> out = EvaluateText(kFullToShard, {full}, options);
     ASSERT_TRUE(out.ok()) << out.status();
-    if (partition == 0) EXPECT_THAT(ToDoubles(*out), ElementsAre(0, 1, 2, 3));
-    if (partition == 1) EXPECT_THAT(ToDoubles(*out), ElementsAre(4, 5, 6, 7));
+    if (partition == 0) {
+      EXPECT_THAT(ToDoubles(*out), ElementsAre(0, 1, 2, 3));
+    } else {
+      EXPECT_THAT(ToDoubles(*out), ElementsAre(4, 5, 6, 7));
+    }
   }
 }
 
