@@ -113,7 +113,8 @@ std::string Evaluate(HloModule& module) {
     for (const Literal* leaf : runtime::Leaves(result)) {
       sums.push_back(leaf->shape().IsArray() ? runtime::LeafChecksum(*leaf) : "token");
     }
-    devices_text.push_back(absl::StrJoin(sums, " "));
+    // "-" for an empty tuple keeps the line free of trailing spaces.
+    devices_text.push_back(sums.empty() ? "-" : absl::StrJoin(sums, " "));
   }
   return absl::StrCat("ok ", absl::StrJoin(devices_text, " | "));
 }
