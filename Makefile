@@ -18,6 +18,7 @@ build: deps
 demo: build
 	build/xlite/tools/xlite verify examples/mlp.hlo
 	build/xlite/tools/xlite stats examples/mlp.hlo
+	build/xlite/tools/xlite run examples/mlp.hlo --random 0
 
 # Unit, conformance and lit tests in the normal build, then the same under
 # ASan+UBSan (no benchmarks there: they only measure).

@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build ccache g++ python3 python3-numpy
   clang-19 llvm-19-tools libclang-rt-19-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev
+  libcli11-dev nlohmann-json3-dev zlib1g-dev
 )
 
 missing=()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,7 +11,11 @@
 
 namespace xlite::conformance {
 
-std::string CorpusDir() { return XLITE_SOURCE_DIR "/../shared/corpus/hlo"; }
+std::string CorpusDir() {
+  // A worktree elsewhere than beside shared/ points at the corpus this way.
+  if (const char* dir = std::getenv("XLITE_CORPUS_DIR")) return dir;
+  return XLITE_SOURCE_DIR "/../shared/corpus/hlo";
+}
 
 std::vector<std::string> CorpusFiles() {
   std::vector<std::string> files;

@@ -8,7 +8,7 @@
 
 namespace xlite::conformance {
 
-// XLITE_SOURCE_DIR "/../shared/corpus/hlo".
+// XLITE_SOURCE_DIR "/../shared/corpus/hlo", or $XLITE_CORPUS_DIR when set.
 std::string CorpusDir();
 // Paths of every *.hlo in the corpus, sorted; empty when it is absent.
 std::vector<std::string> CorpusFiles();

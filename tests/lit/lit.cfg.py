@@ -33,4 +33,7 @@ source_root = os.path.dirname(os.path.dirname(config.test_source_root))
 config.substitutions.append(("%xlite", xlite))
 config.substitutions.append(("%examples", os.path.join(source_root, "examples")))
 config.substitutions.append(
+    ("%testdata", os.path.join(source_root, "xlite", "runtime", "testdata")))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
     ("%expect_exit", f"{sys.executable} {os.path.join(config.test_source_root, 'expect_exit.py')}"))

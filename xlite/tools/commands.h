@@ -18,6 +18,7 @@ void AddFmtCommand(CLI::App& app, int* exit_code);
 void AddVerifyCommand(CLI::App& app, int* exit_code);
 void AddStatsCommand(CLI::App& app, int* exit_code);
 void AddOptCommand(CLI::App& app, int* exit_code);
+void AddRunCommand(CLI::App& app, int* exit_code);
 
 }  // namespace xlite::tools
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   AddVerifyCommand(app, &exit_code);
   AddStatsCommand(app, &exit_code);
   AddOptCommand(app, &exit_code);
+  AddRunCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -1,0 +1,742 @@
+#include "xlite/runtime/npy_io.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xlite/base/status.h"
+#include "xlite/base/strings.h"
+
+namespace xlite::runtime {
+namespace {
+
+using PT = PrimitiveType;
+
+constexpr std::string_view kNpyMagic = "\x93NUMPY";
+
+// numpy's dtype code (without the byte-order mark) of a type numpy has.
+std::string_view DescrCode(PT t) {
+  switch (t) {
+    case PT::PRED: return "b1";
+    case PT::S8: return "i1";
+    case PT::S16: return "i2";
+    case PT::S32: return "i4";
+    case PT::S64: return "i8";
+    case PT::U8: return "u1";
+    case PT::U16: return "u2";
+    case PT::U32: return "u4";
+    case PT::U64: return "u8";
+    case PT::F16: return "f2";
+    case PT::F32: return "f4";
+    case PT::F64: return "f8";
+    case PT::C64: return "c8";
+    case PT::C128: return "c16";
+    default: return "";
+  }
+}
+
+std::optional<PT> TypeFromDescrCode(std::string_view code) {
+  if (code == "?") return PT::PRED;
+  for (PT t : {PT::PRED, PT::S8, PT::S16, PT::S32, PT::S64, PT::U8, PT::U16, PT::U32, PT::U64,
+               PT::F16, PT::F32, PT::F64, PT::C64, PT::C128}) {
+    if (DescrCode(t) == code) return t;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+T LoadLE(std::string_view bytes, size_t offset) {
+  T v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    v |= static_cast<T>(static_cast<uint8_t>(bytes[offset + i])) << (8 * i);
+  }
+  return v;
+}
+
+template <typename T>
+void AppendLE(std::string* out, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// ---------------------------------------------------------------- .npy header
+//
+// The header is a Python dict literal with exactly the keys descr,
+// fortran_order and shape; this reads that subset of Python syntax.
+
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+};
+
+class HeaderParser {
+ public:
+  explicit HeaderParser(std::string_view text) : text_(text) {}
+
+  absl::Status Parse(NpyHeader* header) {
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    SkipSpace();
+    if (!Consume('{')) return Error("expected '{'");
+    while (true) {
+      SkipSpace();
+      if (Consume('}')) break;
+      std::string key;
+      XLITE_RETURN_IF_ERROR(ParseString(&key));
+      SkipSpace();
+      if (!Consume(':')) return Error("expected ':' after a key");
+      SkipSpace();
+      if (key == "descr") {
+        if (Peek() == '[') return Unimplemented("structured dtypes in .npy files");
+        XLITE_RETURN_IF_ERROR(ParseString(&header->descr));
+        seen_descr = true;
+      } else if (key == "fortran_order") {
+        XLITE_RETURN_IF_ERROR(ParseBool(&header->fortran_order));
+        seen_order = true;
+      } else if (key == "shape") {
+        XLITE_RETURN_IF_ERROR(ParseShape(&header->shape));
+        seen_shape = true;
+      } else {
+        return Error(absl::StrCat("unexpected key '", key, "'"));
+      }
+      SkipSpace();
+      if (Consume(',')) continue;
+      SkipSpace();
+      if (Consume('}')) break;
+      return Error("expected ',' or '}'");
+    }
+    SkipSpace();
+    if (pos_ != text_.size()) return Error("trailing text after the dict");
+    if (!seen_descr || !seen_order || !seen_shape) {
+      return Error("the dict needs the keys 'descr', 'fortran_order' and 'shape'");
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Error(std::string_view what) const {
+    return InvalidArgument("bad .npy header: ", AsAbsl(what), " at offset ", pos_);
+  }
+  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool Consume(char c) {
+    if (pos_ >= text_.size() || text_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+  void SkipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\t' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+  absl::Status ParseString(std::string* out) {
+    char quote = Peek();
+    if (quote != '\'' && quote != '"') return Error("expected a string");
+    size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string_view::npos) return Error("unterminated string");
+    out->assign(text_.substr(pos_ + 1, end - pos_ - 1));
+    pos_ = end + 1;
+    return absl::OkStatus();
+  }
+  absl::Status ParseBool(bool* out) {
+    for (auto [word, value] : {std::pair{std::string_view("True"), true},
+                               std::pair{std::string_view("False"), false}}) {
+      if (text_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        *out = value;
+        return absl::OkStatus();
+      }
+    }
+    return Error("expected True or False");
+  }
+  absl::Status ParseShape(std::vector<int64_t>* dims) {
+    if (!Consume('(')) return Error("expected a shape tuple");
+    while (true) {
+      SkipSpace();
+      if (Consume(')')) return absl::OkStatus();
+      int64_t value = 0;
+      size_t start = pos_;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        if (value > (std::numeric_limits<int64_t>::max() - 9) / 10) {
+          return Error("dimension too large");
+        }
+        value = value * 10 + (text_[pos_++] - '0');
+      }
+      if (pos_ == start) return Error("expected a dimension");
+      // A trailing `L` is what Python 2 wrote for long integers.
+      Consume('L');
+      dims->push_back(value);
+      SkipSpace();
+      if (Consume(',')) continue;
+      if (Consume(')')) return absl::OkStatus();
+      return Error("expected ',' or ')' in the shape");
+    }
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+// Element count of `dims`, or an error when it overflows what memory holds.
+absl::StatusOr<int64_t> CheckedCount(absl::Span<const int64_t> dims, int64_t element_bytes) {
+  int64_t count = 1;
+  constexpr int64_t kLimit = int64_t{1} << 48;
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument("negative dimension ", d);
+    if (d != 0 && count > kLimit / d) return InvalidArgument("array too large");
+    count *= d;
+  }
+  if (count > kLimit / element_bytes) return InvalidArgument("array too large");
+  return count;
+}
+
+void ReverseEachElement(std::string* data, size_t element_bytes, size_t part_bytes) {
+  // Complex numbers swap each component on its own.
+  for (size_t i = 0; i + element_bytes <= data->size(); i += element_bytes) {
+    for (size_t p = 0; p < element_bytes; p += part_bytes) {
+      std::reverse(data->begin() + i + p, data->begin() + i + p + part_bytes);
+    }
+  }
+}
+
+// Reorders column-major element data into row-major order.
+std::string FortranToRowMajor(std::string_view data, absl::Span<const int64_t> dims,
+                              size_t element_bytes) {
+  std::string out(data.size(), '\0');
+  size_t rank = dims.size();
+  std::vector<int64_t> index(rank, 0), col_strides(rank, 1);
+  for (size_t i = 1; i < rank; ++i) col_strides[i] = col_strides[i - 1] * dims[i - 1];
+  size_t count = data.size() / element_bytes;
+  for (size_t r = 0; r < count; ++r) {
+    int64_t col = 0;
+    for (size_t i = 0; i < rank; ++i) col += index[i] * col_strides[i];
+    std::memcpy(&out[r * element_bytes], &data[col * element_bytes], element_bytes);
+    for (size_t i = rank; i-- > 0;) {
+      if (++index[i] < dims[i]) break;
+      index[i] = 0;
+    }
+  }
+  return out;
+}
+
+bool HasNumpyType(PT t) { return !DescrCode(t).empty(); }
+
+// -------------------------------------------------------------------- zip
+
+constexpr uint32_t kLocalHeaderSig = 0x04034b50;
+constexpr uint32_t kCentralHeaderSig = 0x02014b50;
+constexpr uint32_t kEndSig = 0x06054b50;
+constexpr uint32_t kZip64EndSig = 0x06064b50;
+constexpr uint32_t kZip64LocatorSig = 0x07064b50;
+constexpr size_t kLocalHeaderSize = 30;
+constexpr size_t kCentralHeaderSize = 46;
+constexpr size_t kEndSize = 22;
+constexpr size_t kZip64EndSize = 56;
+constexpr size_t kZip64LocatorSize = 20;
+constexpr uint32_t k32Max = 0xffffffffu;
+constexpr uint16_t kZip64ExtraId = 0x0001;
+
+bool Fits(std::string_view bytes, uint64_t offset, uint64_t size) {
+  return offset <= bytes.size() && size <= bytes.size() - offset;
+}
+
+struct ZipEntry {
+  std::string name;
+  uint16_t flags = 0;
+  uint16_t method = 0;
+  uint32_t crc = 0;
+  uint64_t compressed_size = 0;
+  uint64_t size = 0;
+  uint64_t local_offset = 0;
+};
+
+// Replaces the 32-bit fields that say "see zip64" with the values of the
+// zip64 extra field, which holds only those, in this order.
+absl::Status ApplyZip64Extra(std::string_view extra, ZipEntry* entry, bool offset_in_extra) {
+  std::vector<uint64_t*> wanted;
+  if (entry->size == k32Max) wanted.push_back(&entry->size);
+  if (entry->compressed_size == k32Max) wanted.push_back(&entry->compressed_size);
+  if (offset_in_extra && entry->local_offset == k32Max) wanted.push_back(&entry->local_offset);
+  if (wanted.empty()) return absl::OkStatus();
+  size_t pos = 0;
+  while (pos + 4 <= extra.size()) {
+    uint16_t id = LoadLE<uint16_t>(extra, pos);
+    uint16_t size = LoadLE<uint16_t>(extra, pos + 2);
+    if (!Fits(extra, pos + 4, size)) break;
+    if (id == kZip64ExtraId) {
+      if (size < 8 * wanted.size()) return InvalidArgument("zip64 extra field too short");
+      for (size_t i = 0; i < wanted.size(); ++i) {
+        *wanted[i] = LoadLE<uint64_t>(extra, pos + 4 + 8 * i);
+      }
+      return absl::OkStatus();
+    }
+    pos += 4 + size;
+  }
+  return InvalidArgument("member ", entry->name, " needs a zip64 extra field and has none");
+}
+
+absl::StatusOr<std::vector<ZipEntry>> ReadCentralDirectory(std::string_view bytes) {
+  if (bytes.size() < kEndSize) return InvalidArgument("too short for a zip archive");
+  // The end record sits at the end, before a comment of at most 64 KiB.
+  size_t end = std::string_view::npos;
+  size_t lowest = bytes.size() > kEndSize + 0xffff ? bytes.size() - kEndSize - 0xffff : 0;
+  for (size_t pos = bytes.size() - kEndSize + 1; pos-- > lowest;) {
+    if (LoadLE<uint32_t>(bytes, pos) == kEndSig) {
+      end = pos;
+      break;
+    }
+  }
+  if (end == std::string_view::npos) {
+    return InvalidArgument("not a zip archive (no end of central directory record)");
+  }
+  if (LoadLE<uint16_t>(bytes, end + 4) != 0 || LoadLE<uint16_t>(bytes, end + 6) != 0) {
+    return Unimplemented("multi-disk zip archives");
+  }
+  uint64_t count = LoadLE<uint16_t>(bytes, end + 10);
+  uint64_t dir_size = LoadLE<uint32_t>(bytes, end + 12);
+  uint64_t dir_offset = LoadLE<uint32_t>(bytes, end + 16);
+  if (end >= kZip64LocatorSize &&
+      LoadLE<uint32_t>(bytes, end - kZip64LocatorSize) == kZip64LocatorSig) {
+    uint64_t record = LoadLE<uint64_t>(bytes, end - kZip64LocatorSize + 8);
+    if (!Fits(bytes, record, kZip64EndSize) || LoadLE<uint32_t>(bytes, record) != kZip64EndSig) {
+      return InvalidArgument("bad zip64 end of central directory record");
+    }
+    count = LoadLE<uint64_t>(bytes, record + 32);
+    dir_size = LoadLE<uint64_t>(bytes, record + 40);
+    dir_offset = LoadLE<uint64_t>(bytes, record + 48);
+  }
+  if (!Fits(bytes, dir_offset, dir_size)) {
+    return InvalidArgument("the zip central directory lies outside the file");
+  }
+  if (count > dir_size / kCentralHeaderSize) {
+    return InvalidArgument("the zip central directory is too small for ", count, " entries");
+  }
+  std::vector<ZipEntry> entries;
+  uint64_t pos = dir_offset;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!Fits(bytes, pos, kCentralHeaderSize) ||
+        LoadLE<uint32_t>(bytes, pos) != kCentralHeaderSig) {
+      return InvalidArgument("bad zip central directory entry ", i);
+    }
+    ZipEntry entry;
+    entry.flags = LoadLE<uint16_t>(bytes, pos + 8);
+    entry.method = LoadLE<uint16_t>(bytes, pos + 10);
+    entry.crc = LoadLE<uint32_t>(bytes, pos + 16);
+    entry.compressed_size = LoadLE<uint32_t>(bytes, pos + 20);
+    entry.size = LoadLE<uint32_t>(bytes, pos + 24);
+    uint16_t name_len = LoadLE<uint16_t>(bytes, pos + 28);
+    uint16_t extra_len = LoadLE<uint16_t>(bytes, pos + 30);
+    uint16_t comment_len = LoadLE<uint16_t>(bytes, pos + 32);
+    entry.local_offset = LoadLE<uint32_t>(bytes, pos + 42);
+    uint64_t variable = uint64_t{name_len} + extra_len + comment_len;
+    if (!Fits(bytes, pos + kCentralHeaderSize, variable)) {
+      return InvalidArgument("zip central directory entry ", i, " runs past the file");
+    }
+    entry.name.assign(bytes.substr(pos + kCentralHeaderSize, name_len));
+    XLITE_RETURN_IF_ERROR(ApplyZip64Extra(
+        bytes.substr(pos + kCentralHeaderSize + name_len, extra_len), &entry, true));
+    entries.push_back(std::move(entry));
+    pos += kCentralHeaderSize + variable;
+  }
+  return entries;
+}
+
+absl::StatusOr<std::string> Inflate(std::string_view in, uint64_t size) {
+  // Deflate cannot expand data more than about 1032 times; a bigger claim is
+  // a corrupt header, refused before allocating for it.
+  if (size > in.size() * 1032 + 1024) return InvalidArgument("implausible uncompressed size");
+  std::string out(size, '\0');
+  z_stream stream{};
+  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) return InvalidArgument("zlib init failed");
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  stream.avail_in = static_cast<uInt>(in.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&stream, Z_FINISH);
+  uint64_t produced = stream.total_out;
+  inflateEnd(&stream);
+  if (rc != Z_STREAM_END || produced != size) {
+    return InvalidArgument("corrupt deflate data (", rc == Z_STREAM_END ? "wrong size" : "zlib error ",
+                           rc == Z_STREAM_END ? "" : absl::StrCat(rc), ")");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ReadMember(std::string_view bytes, const ZipEntry& entry) {
+  if (entry.flags & 1) return Unimplemented("encrypted zip members");
+  uint64_t pos = entry.local_offset;
+  if (!Fits(bytes, pos, kLocalHeaderSize) || LoadLE<uint32_t>(bytes, pos) != kLocalHeaderSig) {
+    return InvalidArgument("bad local header");
+  }
+  uint64_t data = pos + kLocalHeaderSize + LoadLE<uint16_t>(bytes, pos + 26) +
+                  LoadLE<uint16_t>(bytes, pos + 28);
+  if (!Fits(bytes, data, entry.compressed_size)) return InvalidArgument("data runs past the file");
+  std::string_view raw = bytes.substr(data, entry.compressed_size);
+  std::string content;
+  if (entry.method == 0) {
+    if (entry.compressed_size != entry.size) {
+      return InvalidArgument("stored member with different sizes");
+    }
+    content.assign(raw);
+  } else if (entry.method == 8) {
+    XLITE_ASSIGN_OR_RETURN(content, Inflate(raw, entry.size));
+  } else {
+    return Unimplemented("zip compression method ", entry.method,
+                         " (numpy writes stored or deflated members)");
+  }
+  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(content.data()),
+                    static_cast<uInt>(content.size()));
+  if (static_cast<uint32_t>(crc) != entry.crc) return InvalidArgument("CRC mismatch");
+  return content;
+}
+
+}  // namespace
+
+PrimitiveType NpyStorageType(PrimitiveType type) {
+  if (HasNumpyType(type)) return type;
+  switch (StorageBytes(type)) {
+    case 1: return PT::U8;
+    case 2: return PT::U16;
+    case 4: return PT::U32;
+    default: return PT::U64;
+  }
+}
+
+std::string_view NumpyTypeName(PrimitiveType type) {
+  switch (type) {
+    case PT::PRED: return "bool";
+    case PT::S8: return "int8";
+    case PT::S16: return "int16";
+    case PT::S32: return "int32";
+    case PT::S64: return "int64";
+    case PT::U8: return "uint8";
+    case PT::U16: return "uint16";
+    case PT::U32: return "uint32";
+    case PT::U64: return "uint64";
+    case PT::F16: return "float16";
+    case PT::F32: return "float32";
+    case PT::F64: return "float64";
+    case PT::C64: return "complex64";
+    case PT::C128: return "complex128";
+    default: return PrimitiveTypeName(type);
+  }
+}
+
+std::string DescribeArray(const Literal& array) {
+  return absl::StrCat(AsAbsl(NumpyTypeName(array.shape().element_type())), "[",
+                      absl::StrJoin(array.shape().dimensions(), ","), "]");
+}
+
+namespace {
+
+absl::Status Prefixed(std::string_view prefix, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(AsAbsl(prefix), ": ", status.message()));
+}
+
+// ParseNpy without the file name in its errors.
+absl::StatusOr<Literal> ParseNpyBytes(std::string_view bytes) {
+  auto fail = [](const absl::Status& status) { return status; };
+  if (bytes.size() < 10 || bytes.substr(0, kNpyMagic.size()) != kNpyMagic) {
+    return fail(InvalidArgument("not a .npy file (bad magic)"));
+  }
+  uint8_t major = static_cast<uint8_t>(bytes[6]);
+  size_t header_len, header_start;
+  if (major == 1) {
+    header_len = LoadLE<uint16_t>(bytes, 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return fail(InvalidArgument("truncated .npy header"));
+    header_len = LoadLE<uint32_t>(bytes, 8);
+    header_start = 12;
+  } else {
+    return fail(Unimplemented(".npy format version ", major));
+  }
+  if (!Fits(bytes, header_start, header_len)) {
+    return fail(InvalidArgument("truncated .npy header (", header_len, " bytes announced, ",
+                                bytes.size() - header_start, " present)"));
+  }
+  NpyHeader header;
+  absl::Status parsed = HeaderParser(bytes.substr(header_start, header_len)).Parse(&header);
+  if (!parsed.ok()) return fail(parsed);
+  std::string_view descr = header.descr;
+  char order = descr.empty() ? '\0' : descr[0];
+  if (order == '<' || order == '>' || order == '|' || order == '=') descr.remove_prefix(1);
+  std::optional<PT> type = TypeFromDescrCode(descr);
+  if (!type) return fail(Unimplemented("numpy dtype '", header.descr, "'"));
+  int64_t element_bytes = StorageBytes(*type);
+  absl::StatusOr<int64_t> count = CheckedCount(header.shape, element_bytes);
+  if (!count.ok()) return fail(count.status());
+  std::string_view data = bytes.substr(header_start + header_len);
+  uint64_t expected = static_cast<uint64_t>(*count * element_bytes);
+  if (data.size() != expected) {
+    return fail(InvalidArgument(data.size() < expected ? "truncated .npy data" : "wrong .npy data size",
+                                ": shape needs ", expected, " bytes, file has ", data.size()));
+  }
+  std::string owned;
+  if (header.fortran_order && header.shape.size() > 1) {
+    owned = FortranToRowMajor(data, header.shape, element_bytes);
+    data = owned;
+  }
+  if (order == '>' && element_bytes > 1) {
+    if (owned.empty()) owned.assign(data);
+    ReverseEachElement(&owned, element_bytes, IsComplex(*type) ? element_bytes / 2 : element_bytes);
+    data = owned;
+  }
+  Literal literal(Shape(*type, header.shape));
+  uint8_t* out = literal.mutable_raw_data().data();
+  if (!data.empty()) std::memcpy(out, data.data(), data.size());
+  if (*type == PT::PRED) {
+    for (int64_t i = 0; i < *count; ++i) out[i] = out[i] != 0 ? 1 : 0;
+  }
+  return literal;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) {
+  absl::StatusOr<Literal> literal = ParseNpyBytes(bytes);
+  if (!literal.ok()) return Prefixed(name, literal.status());
+  return literal;
+}
+
+absl::StatusOr<std::string> SerializeNpy(const Literal& array) {
+  const Shape& shape = array.shape();
+  if (!shape.IsArray()) {
+    return InvalidArgument("only arrays can be written to .npy, got ", shape.ToString());
+  }
+  PT storage = NpyStorageType(shape.element_type());
+  std::string dims;
+  for (int64_t d : shape.dimensions()) absl::StrAppend(&dims, d, ", ");
+  if (shape.rank() > 1) dims.resize(dims.size() - 2);
+  if (shape.rank() == 1) dims.resize(dims.size() - 1);
+  std::string dict = absl::StrCat("{'descr': '", storage == PT::PRED || StorageBytes(storage) == 1 ? "|" : "<",
+                                  AsAbsl(DescrCode(storage)),
+                                  "', 'fortran_order': False, 'shape': (", dims, "), }");
+  // Pad with spaces and a newline so the data starts 64-byte aligned.
+  size_t prefix = 10;
+  size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  int major = 1;
+  if (total - prefix > 0xffff) {
+    prefix = 12;
+    total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+    major = 2;
+  }
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict.push_back('\n');
+  std::string out(kNpyMagic);
+  out.push_back(static_cast<char>(major));
+  out.push_back(0);
+  if (major == 1) {
+    AppendLE<uint16_t>(&out, static_cast<uint16_t>(dict.size()));
+  } else {
+    AppendLE<uint32_t>(&out, static_cast<uint32_t>(dict.size()));
+  }
+  out += dict;
+  absl::Span<const uint8_t> raw = array.raw_data();
+  out.append(reinterpret_cast<const char*>(raw.data()), raw.size());
+  return out;
+}
+
+absl::StatusOr<std::vector<NamedArray>> ParseNpz(std::string_view bytes, std::string_view name) {
+  auto fail = [&](const absl::Status& status, std::string_view member = "") {
+    return Prefixed(member.empty() ? std::string(name)
+                                   : absl::StrCat(AsAbsl(name), ": member ", AsAbsl(member)),
+                    status);
+  };
+  absl::StatusOr<std::vector<ZipEntry>> entries = ReadCentralDirectory(bytes);
+  if (!entries.ok()) return fail(entries.status());
+  std::vector<NamedArray> arrays;
+  for (const ZipEntry& entry : *entries) {
+    std::string_view member = entry.name;
+    if (member.size() < 4 || member.substr(member.size() - 4) != ".npy") {
+      return fail(InvalidArgument("not a .npy array (an .npz holds only .npy members)"), member);
+    }
+    absl::StatusOr<std::string> content = ReadMember(bytes, entry);
+    if (!content.ok()) return fail(content.status(), member);
+    absl::StatusOr<Literal> array = ParseNpyBytes(*content);
+    if (!array.ok()) return fail(array.status(), member);
+    arrays.push_back({std::string(member.substr(0, member.size() - 4)), *std::move(array)});
+  }
+  return arrays;
+}
+
+absl::StatusOr<std::string> SerializeNpz(absl::Span<const NamedArray> arrays,
+                                         const NpzWriteOptions& options) {
+  std::string out, directory;
+  for (const NamedArray& array : arrays) {
+    XLITE_ASSIGN_OR_RETURN(std::string content, SerializeNpy(array.value));
+    std::string name = absl::StrCat(array.name, ".npy");
+    if (name.size() > 0xffff) return InvalidArgument("member name too long");
+    uint64_t offset = out.size();
+    uint64_t size = content.size();
+    bool zip64 = options.force_zip64 || size >= k32Max || offset >= k32Max;
+    uint32_t crc = static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(0)));
+    // crc32 takes at most 4 GiB a call.
+    for (uint64_t done = 0; done < size;) {
+      uint64_t chunk = std::min<uint64_t>(size - done, 1u << 30);
+      crc = static_cast<uint32_t>(
+          crc32(crc, reinterpret_cast<const Bytef*>(content.data() + done), static_cast<uInt>(chunk)));
+      done += chunk;
+    }
+    uint16_t version = zip64 ? 45 : 20;
+    uint32_t size32 = zip64 ? k32Max : static_cast<uint32_t>(size);
+    // Local header: sizes in a zip64 extra field when zip64.
+    AppendLE<uint32_t>(&out, kLocalHeaderSig);
+    AppendLE<uint16_t>(&out, version);
+    AppendLE<uint16_t>(&out, 0);       // flags
+    AppendLE<uint16_t>(&out, 0);       // method: stored
+    AppendLE<uint16_t>(&out, 0);       // time
+    AppendLE<uint16_t>(&out, 0x21);    // date: 1980-01-01
+    AppendLE<uint32_t>(&out, crc);
+    AppendLE<uint32_t>(&out, size32);  // compressed
+    AppendLE<uint32_t>(&out, size32);
+    AppendLE<uint16_t>(&out, static_cast<uint16_t>(name.size()));
+    AppendLE<uint16_t>(&out, zip64 ? 20 : 0);
+    out += name;
+    if (zip64) {
+      AppendLE<uint16_t>(&out, kZip64ExtraId);
+      AppendLE<uint16_t>(&out, 16);
+      AppendLE<uint64_t>(&out, size);
+      AppendLE<uint64_t>(&out, size);
+    }
+    out += content;
+    // Central directory entry.
+    AppendLE<uint32_t>(&directory, kCentralHeaderSig);
+    AppendLE<uint16_t>(&directory, version);  // made by
+    AppendLE<uint16_t>(&directory, version);  // needed
+    AppendLE<uint16_t>(&directory, 0);
+    AppendLE<uint16_t>(&directory, 0);
+    AppendLE<uint16_t>(&directory, 0);
+    AppendLE<uint16_t>(&directory, 0x21);
+    AppendLE<uint32_t>(&directory, crc);
+    AppendLE<uint32_t>(&directory, size32);
+    AppendLE<uint32_t>(&directory, size32);
+    AppendLE<uint16_t>(&directory, static_cast<uint16_t>(name.size()));
+    AppendLE<uint16_t>(&directory, zip64 ? 28 : 0);
+    AppendLE<uint16_t>(&directory, 0);  // comment
+    AppendLE<uint16_t>(&directory, 0);  // disk
+    AppendLE<uint16_t>(&directory, 0);  // internal attributes
+    AppendLE<uint32_t>(&directory, 0);  // external attributes
+    AppendLE<uint32_t>(&directory, zip64 ? k32Max : static_cast<uint32_t>(offset));
+    directory += name;
+    if (zip64) {
+      AppendLE<uint16_t>(&directory, kZip64ExtraId);
+      AppendLE<uint16_t>(&directory, 24);
+      AppendLE<uint64_t>(&directory, size);
+      AppendLE<uint64_t>(&directory, size);
+      AppendLE<uint64_t>(&directory, offset);
+    }
+  }
+  uint64_t dir_offset = out.size();
+  uint64_t count = arrays.size();
+  out += directory;
+  bool zip64_end = options.force_zip64 || count >= 0xffff || dir_offset >= k32Max ||
+                   directory.size() >= k32Max;
+  if (zip64_end) {
+    uint64_t record = out.size();
+    AppendLE<uint32_t>(&out, kZip64EndSig);
+    AppendLE<uint64_t>(&out, kZip64EndSize - 12);
+    AppendLE<uint16_t>(&out, 45);
+    AppendLE<uint16_t>(&out, 45);
+    AppendLE<uint32_t>(&out, 0);
+    AppendLE<uint32_t>(&out, 0);
+    AppendLE<uint64_t>(&out, count);
+    AppendLE<uint64_t>(&out, count);
+    AppendLE<uint64_t>(&out, directory.size());
+    AppendLE<uint64_t>(&out, dir_offset);
+    AppendLE<uint32_t>(&out, kZip64LocatorSig);
+    AppendLE<uint32_t>(&out, 0);
+    AppendLE<uint64_t>(&out, record);
+    AppendLE<uint32_t>(&out, 1);
+  }
+  AppendLE<uint32_t>(&out, kEndSig);
+  AppendLE<uint16_t>(&out, 0);
+  AppendLE<uint16_t>(&out, 0);
+  AppendLE<uint16_t>(&out, zip64_end ? 0xffff : static_cast<uint16_t>(count));
+  AppendLE<uint16_t>(&out, zip64_end ? 0xffff : static_cast<uint16_t>(count));
+  AppendLE<uint32_t>(&out, zip64_end ? k32Max : static_cast<uint32_t>(directory.size()));
+  AppendLE<uint32_t>(&out, zip64_end ? k32Max : static_cast<uint32_t>(dir_offset));
+  AppendLE<uint16_t>(&out, 0);  // comment
+  return out;
+}
+
+absl::StatusOr<std::string> ReadBinaryFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return InvalidArgument(path, ": cannot open file: ", std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) return InvalidArgument(path, ": cannot read file: ", std::strerror(errno));
+  return std::move(text).str();
+}
+
+absl::Status WriteBinaryFile(const std::string& path, std::string_view bytes) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) return InvalidArgument(path, ": cannot create file: ", std::strerror(errno));
+  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  file.close();
+  if (!file) return InvalidArgument(path, ": cannot write file: ", std::strerror(errno));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+  XLITE_ASSIGN_OR_RETURN(std::string bytes, ReadBinaryFile(path));
+  return ParseNpy(bytes, path);
+}
+
+absl::StatusOr<std::vector<NamedArray>> ReadNpzFile(const std::string& path) {
+  XLITE_ASSIGN_OR_RETURN(std::string bytes, ReadBinaryFile(path));
+  return ParseNpz(bytes, path);
+}
+
+absl::StatusOr<Literal> AdaptArray(const Literal& array, const Shape& expected,
+                                   std::string_view what) {
+  if (!expected.IsArray()) {
+    return Unimplemented(AsAbsl(what), ": parameters of shape ", expected.ToString(),
+                         " from files (use --random)");
+  }
+  PT want = expected.element_type();
+  PT got = array.shape().element_type();
+  if (array.shape().dimensions() != expected.dimensions()) {
+    return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(array), ", parameter expects ",
+                           expected.ToString(false), " (dimensions differ)");
+  }
+  if (got == want) return array;
+  Shape target(want, expected.dimensions());
+  if (!HasNumpyType(want) && got == NpyStorageType(want)) {
+    Literal out(target);
+    absl::Span<const uint8_t> in = array.raw_data();
+    int bits = BitWidth(want);
+    for (size_t i = 0; bits < 8 && i < in.size(); ++i) {
+      if (in[i] >> bits) {
+        return InvalidArgument(AsAbsl(what), ": element ", i, " is ", int{in[i]},
+                               ", which does not fit the ", bits, "-bit raw form of ",
+                               AsAbsl(PrimitiveTypeName(want)));
+      }
+    }
+    if (!in.empty()) std::memcpy(out.mutable_raw_data().data(), in.data(), in.size());
+    return out;
+  }
+  if (!HasNumpyType(want) && IsFloat(want) && IsFloat(got) && BitWidth(got) > BitWidth(want)) {
+    return array.Convert(want);
+  }
+  std::string hint;
+  if (!HasNumpyType(want)) {
+    hint = absl::StrCat(" (", AsAbsl(PrimitiveTypeName(want)), " travels as ",
+                        AsAbsl(NumpyTypeName(NpyStorageType(want))), " raw bits",
+                        IsFloat(want) ? " or a wider float array" : "", ")");
+  }
+  return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(array), ", parameter expects ",
+                         expected.ToString(false), " (element type differs)", hint);
+}
+
+}  // namespace xlite::runtime

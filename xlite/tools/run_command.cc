@@ -1,0 +1,237 @@
+// `xlite run`: evaluates a module on inputs from .npy/.npz files or
+// generated from a seed, prints a summary of every result leaf and can write
+// the results to an .npz. Multi-device modules run every device.
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/base/status.h"
+#include "xlite/eval/evaluator.h"
+#include "xlite/eval/multi_device.h"
+#include "xlite/ir/computation.h"
+#include "xlite/runtime/array_summary.h"
+#include "xlite/runtime/npy_io.h"
+#include "xlite/runtime/random_inputs.h"
+#include "xlite/text/parser.h"
+#include "xlite/tools/commands.h"
+#include "xlite/tools/input.h"
+
+namespace xlite::tools {
+namespace {
+
+struct RunOptions {
+  std::string path;
+  std::vector<std::string> input_files;
+  std::string inputs_npz;
+  std::optional<uint64_t> seed;
+  std::string output;
+  std::string save_inputs;
+  std::string backend = "interpreter";
+  int64_t print_elements = 8;
+};
+
+// An error with the exit code it maps to.
+struct Failure {
+  int code;
+  std::string message;
+};
+
+absl::StatusOr<std::vector<Literal>> ArgumentsFromFiles(const RunOptions& options,
+                                                        const HloComputation& entry) {
+  int64_t params = entry.num_parameters();
+  std::vector<Literal> args;
+  if (!options.inputs_npz.empty()) {
+    XLITE_ASSIGN_OR_RETURN(std::vector<runtime::NamedArray> arrays,
+                           runtime::ReadNpzFile(options.inputs_npz));
+    std::vector<const Literal*> by_index(params, nullptr);
+    for (const runtime::NamedArray& array : arrays) {
+      int64_t index = -1;
+      if (array.name.rfind("arg", 0) == 0 && absl::SimpleAtoi(array.name.substr(3), &index) &&
+          index >= 0 && index < params && absl::StrCat("arg", index) == array.name) {
+        by_index[index] = &array.value;
+        continue;
+      }
+      return InvalidArgument(options.inputs_npz, ": unexpected array '", array.name,
+                             "' (expected arg0..arg", params - 1, ", one per entry parameter)");
+    }
+    for (int64_t i = 0; i < params; ++i) {
+      if (by_index[i] == nullptr) {
+        return InvalidArgument(options.inputs_npz, ": no array 'arg", i, "' for parameter ", i,
+                               " (the module has ", params, " parameters)");
+      }
+      XLITE_ASSIGN_OR_RETURN(
+          Literal arg, runtime::AdaptArray(*by_index[i], entry.parameter_instruction(i)->shape(),
+                                           absl::StrCat(options.inputs_npz, ": arg", i)));
+      args.push_back(std::move(arg));
+    }
+    return args;
+  }
+  if (static_cast<int64_t>(options.input_files.size()) != params) {
+    return InvalidArgument("the module has ", params, " parameters but ",
+                           options.input_files.size(), " --input files were given");
+  }
+  for (int64_t i = 0; i < params; ++i) {
+    const std::string& file = options.input_files[i];
+    XLITE_ASSIGN_OR_RETURN(Literal array, runtime::ReadNpyFile(file));
+    XLITE_ASSIGN_OR_RETURN(
+        Literal arg, runtime::AdaptArray(array, entry.parameter_instruction(i)->shape(),
+                                         absl::StrCat("input ", i, " (", file, ")")));
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+// Device 0's leaves are out0, out1...; device d > 0's are dev<d>_out0...
+std::string LeafName(int64_t device, size_t leaf) {
+  return device == 0 ? absl::StrCat("out", leaf) : absl::StrCat("dev", device, "_out", leaf);
+}
+
+absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedArray> arrays) {
+  XLITE_ASSIGN_OR_RETURN(std::string npz, runtime::SerializeNpz(arrays));
+  return runtime::WriteBinaryFile(path, npz);
+}
+
+std::optional<Failure> Run(const RunOptions& options) {
+  if (options.backend != "interpreter") {
+    return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
+                                            "' (available: interpreter)")};
+  }
+  if (!options.input_files.empty() && !options.inputs_npz.empty()) {
+    return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
+  }
+  absl::StatusOr<Source> source = ReadSource(options.path);
+  if (!source.ok()) return Failure{kExitInvalidInput, std::string(source.status().message())};
+  ParseOptions parse_options;
+  parse_options.filename = source->name;
+  absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(source->text, parse_options);
+  if (!parsed.ok()) return Failure{kExitInvalidInput, std::string(parsed.status().message())};
+  HloModule& module = **parsed;
+  if (absl::Status verified = VerifyModule(module); !verified.ok()) {
+    return Failure{kExitInvalidInput,
+                   absl::StrCat(source->name, ": error: ", verified.message())};
+  }
+  const HloComputation& entry = *module.entry_computation();
+  bool from_files = !options.input_files.empty() || !options.inputs_npz.empty();
+  if (!from_files && !options.seed && entry.num_parameters() > 0) {
+    return Failure{kExitUsage, absl::StrCat("the module has ", entry.num_parameters(),
+                                            " parameters: give --input files, --inputs "
+                                            "args.npz or --random SEED")};
+  }
+  if (options.seed) {
+    int64_t filled = runtime::FillElidedConstants(module, *options.seed);
+    if (filled > 0) {
+      std::cerr << "xlite run: filled " << filled << " elided constant" << (filled == 1 ? "" : "s")
+                << " ({...}) from seed " << *options.seed << "\n";
+    }
+  } else {
+    for (const auto& computation : module.computations()) {
+      for (const auto& inst : computation->instructions()) {
+        if (inst->opcode() == HloOpcode::kConstant && inst->attrs<ConstantAttrs>().elided) {
+          return Failure{kExitInvalidInput,
+                         absl::StrCat("constant %", inst->name(),
+                                      " is elided ({...}); use --random SEED to fill elided "
+                                      "constants deterministically")};
+        }
+      }
+    }
+  }
+  std::vector<Literal> args;
+  if (from_files) {
+    absl::StatusOr<std::vector<Literal>> read = ArgumentsFromFiles(options, entry);
+    if (!read.ok()) return Failure{kExitInvalidInput, std::string(read.status().message())};
+    args = *std::move(read);
+  } else {
+    args = runtime::RandomArguments(module, options.seed.value_or(0));
+  }
+  if (!options.save_inputs.empty()) {
+    std::vector<runtime::NamedArray> named;
+    for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
+    absl::Status saved = WriteNpz(options.save_inputs, named);
+    if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
+  }
+  EvalOptions eval_options;
+  eval_options.rng_seed = options.seed.value_or(0);
+  int64_t devices = module.config().replica_count * module.config().num_partitions;
+  std::vector<Literal> results;
+  if (devices == 1) {
+    Evaluator evaluator(eval_options);
+    absl::StatusOr<Literal> result = evaluator.Run(module, args);
+    if (!result.ok()) {
+      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", result.status().message())};
+    }
+    results.push_back(*std::move(result));
+  } else {
+    std::vector<std::vector<Literal>> per_device;
+    per_device.push_back(std::move(args));
+    absl::StatusOr<std::vector<Literal>> all = EvaluateOnAllDevices(module, per_device, eval_options);
+    if (!all.ok()) {
+      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", all.status().message())};
+    }
+    results = *std::move(all);
+  }
+  std::vector<runtime::NamedArray> written;
+  for (size_t d = 0; d < results.size(); ++d) {
+    if (results.size() > 1) {
+      std::cout << "device " << d << " (replica " << d / module.config().num_partitions
+                << ", partition " << d % module.config().num_partitions << "):\n";
+    }
+    std::vector<const Literal*> leaves = runtime::Leaves(results[d]);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      std::string name = LeafName(static_cast<int64_t>(d), i);
+      std::cout << name << ": " << runtime::SummarizeLeaf(*leaves[i], options.print_elements)
+                << "\n";
+      if (leaves[i]->shape().IsArray()) written.push_back({name, *leaves[i]});
+    }
+  }
+  if (!options.output.empty()) {
+    absl::Status status = WriteNpz(options.output, written);
+    if (!status.ok()) return Failure{kExitInvalidInput, std::string(status.message())};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand(
+      "run",
+      "Evaluate a module and print a summary of each result leaf (shape, min/max/mean, first "
+      "elements, fnv1a64 checksum of its bytes). Leaves are named out0, out1... depth-first; on "
+      "a multi-device module device d>0's are dev<d>_out0... Types numpy lacks (bf16, f8, s4...) "
+      "travel in .npy/.npz as raw bits in the unsigned integer of their storage width.");
+  command->add_option("input", options->path, "HLO text file, or - for stdin")->required();
+  command->add_option("--input", options->input_files,
+                      "A .npy file per entry parameter, in parameter order (repeat the flag)");
+  command->add_option("--inputs", options->inputs_npz,
+                      "An .npz holding arg0, arg1... in entry-parameter order");
+  command->add_option("--random", options->seed,
+                      "Generate the inputs (and fill elided {...} constants) from this seed");
+  command->add_option("--output", options->output,
+                      "Write the result leaves to this .npz (out0, out1..., dev<d>_out<i>)");
+  command->add_option("--save-inputs", options->save_inputs,
+                      "Write the arguments used (e.g. generated ones) to this .npz as arg0, "
+                      "arg1..., for a later --inputs");
+  command->add_option("--backend", options->backend, "Backend to run on (interpreter)")
+      ->capture_default_str();
+  command->add_option("--print-elements", options->print_elements,
+                      "Leading elements shown per leaf")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->callback([options, exit_code] {
+    std::optional<Failure> failure = Run(*options);
+    if (failure) {
+      PrintError(absl::StrCat("xlite run: error: ", failure->message));
+      *exit_code = failure->code;
+    } else {
+      *exit_code = kExitOk;
+    }
+  });
+}
+
+}  // namespace xlite::tools
