@@ -17,6 +17,8 @@ inline constexpr int kExitUsage = 2;
 void AddFmtCommand(CLI::App& app, int* exit_code);
 void AddVerifyCommand(CLI::App& app, int* exit_code);
 void AddStatsCommand(CLI::App& app, int* exit_code);
+void AddCostCommand(CLI::App& app, int* exit_code);
+void AddCalibrateCommand(CLI::App& app, int* exit_code);
 
 }  // namespace xlite::tools
 

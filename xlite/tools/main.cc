@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   AddFmtCommand(app, &exit_code);
   AddVerifyCommand(app, &exit_code);
   AddStatsCommand(app, &exit_code);
+  AddCostCommand(app, &exit_code);
+  AddCalibrateCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
