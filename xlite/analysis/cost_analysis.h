@@ -10,7 +10,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "xlite/ir/module.h"
 
@@ -34,7 +33,7 @@ struct Cost {
   double collective_bytes = 0;
   double collectives = 0;
   // `flops` split by the element type they are computed in.
-  absl::InlinedVector<TypedFlops, 1> flops_by_type;
+  std::vector<TypedFlops> flops_by_type;
 
   void AddFlops(PrimitiveType type, double count);
   // *this += other * times.
