@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xlite/analysis/test_util.h"
 
@@ -274,10 +275,8 @@ TEST(CostAnalysis, WhileCountedOnceLikeXlaWhenAsked) {
   EXPECT_EQ(TotalOf(kCountedLoop, CostOptions{.multiply_trip_counts = false}).flops, 12);
 }
 
-TEST(CostAnalysis, WhileTripCountFromBackendConfig) {
-  // The limit is loop state (no pattern), but XLA wrote the trip count: 7
-  // passes of a 3-flop body, 8 of a 1-flop condition.
-  Cost c = TotalOf(R"(
+// A loop whose limit is loop state: no pattern gives its trip count.
+constexpr std::string_view kLimitInStateLoop = R"(
 HloModule m
 cond {
   s = (s32[], s32[], f32[3]) parameter(0)
@@ -295,36 +294,25 @@ body {
 }
 ENTRY e {
   s = (s32[], s32[], f32[3]) parameter(0)
-  ROOT w = (s32[], s32[], f32[3]) while(s), condition=cond, body=body, backend_config={"known_trip_count":{"n":"7"}}
+  ROOT w = (s32[], s32[], f32[3]) while(s), condition=cond, body=body
+})";
+
+TEST(CostAnalysis, WhileTripCountFromBackendConfig) {
+  // XLA wrote the trip count: 7 passes of the 3-flop body, 8 of the 1-flop
+  // condition.
+  const std::string text =
+      absl::StrCat(kLimitInStateLoop.substr(0, kLimitInStateLoop.size() - 2),
+                   R"(, backend_config={"known_trip_count":{"n":"7"}}
 })");
-  EXPECT_EQ(c.flops, 7 * 3 + 8 * 1);
+  EXPECT_EQ(TotalOf(text).flops, 7 * 3 + 8 * 1);
 }
 
 TEST(CostAnalysis, WhileWithUnknownTripCountIsCountedOnce) {
-  std::unique_ptr<HloModule> module = Parse(R"(
-HloModule m
-cond {
-  s = (s32[], s32[]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] get-tuple-element(s), index=1
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-body {
-  s = (s32[], s32[]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] get-tuple-element(s), index=1
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  ROOT t = (s32[], s32[]) tuple(next, n)
-}
-ENTRY e {
-  s = (s32[], s32[]) parameter(0)
-  ROOT w = (s32[], s32[]) while(s), condition=cond, body=body
-})");
+  std::unique_ptr<HloModule> module = Parse(kLimitInStateLoop);
   ASSERT_NE(module, nullptr);
   absl::StatusOr<ModuleCost> cost = AnalyzeModuleCost(*module);
   ASSERT_TRUE(cost.ok()) << cost.status();
-  EXPECT_EQ(cost->total.flops, 2);  // one add, one compare
+  EXPECT_EQ(cost->total.flops, 3 + 1);  // one negate, one compare
   EXPECT_EQ(cost->loops_with_unknown_trip_count, 1);
 }
 

@@ -113,7 +113,7 @@ std::string ReportText(const Report& report, const DeviceSpec& device, int64_t t
   const size_t rows = RowCount(report, top);
   absl::StrAppendFormat(&out, "top %d of %d instructions by estimated time:\n", rows,
                         report.rows.size());
-  absl::StrAppendFormat(&out, "  %10s %6s %-12s %10s %10s %6s  %s\n", "time", "share", "bound",
+  absl::StrAppendFormat(&out, "  %10s %6s %-12s %12s %12s %8s  %s\n", "time", "share", "bound",
                         "flops", "bytes", "runs", "instruction [op_name]");
   for (size_t i = 0; i < rows; ++i) {
     const Row& row = report.rows[i];
@@ -123,7 +123,7 @@ std::string ReportText(const Report& report, const DeviceSpec& device, int64_t t
     if (!inst.metadata().op_name.empty()) {
       absl::StrAppend(&label, " [", inst.metadata().op_name, "]");
     }
-    absl::StrAppendFormat(&out, "  %10s %5.1f%% %-12s %10.4g %10.4g %6.4g  %s\n",
+    absl::StrAppendFormat(&out, "  %10s %5.1f%% %-12s %12.6g %12.6g %8.6g  %s\n",
                           FormatSeconds(row.time.seconds), share, BoundName(row.time.bound),
                           row.entry->cost.flops, row.entry->cost.bytes_accessed,
                           row.entry->executions, label);

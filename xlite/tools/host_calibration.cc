@@ -30,56 +30,33 @@ using Clock = std::chrono::steady_clock;
 // Twelve independent chains: enough to cover FMA latency x ports.
 constexpr int kChains = 12;
 
-// Each kernel returns the flops it did; `sink` keeps the result alive.
+// Each kernel returns the flops it did; `sink` keeps the result alive. One
+// macro writes the four x86 variants (the intrinsics differ only in name, and
+// each function needs its own target attribute).
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) double FmaAvx512F32(int64_t iters, float* sink) {
-  __m512 acc[kChains];
-  for (int k = 0; k < kChains; ++k) acc[k] = _mm512_set1_ps(1.0f + k * 1e-3f);
-  const __m512 m = _mm512_set1_ps(0.9999999f), a = _mm512_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) {
-    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_ps(acc[k], m, a);
+#define XLITE_FMA_KERNEL(name, isa, vec, scalar, lanes, set1, fmadd, add, store)     \
+  __attribute__((target(isa))) double name(int64_t iters, float* sink) {            \
+    vec acc[kChains];                                                                   \
+    for (int k = 0; k < kChains; ++k) acc[k] = set1(scalar(1) + scalar(k) * scalar(1e-3)); \
+    const vec m = set1(scalar(0.9999999)), a = set1(scalar(1e-7));                      \
+    for (int64_t i = 0; i < iters; ++i) {                                               \
+      for (int k = 0; k < kChains; ++k) acc[k] = fmadd(acc[k], m, a);                   \
+    }                                                                                   \
+    for (int k = 1; k < kChains; ++k) acc[0] = add(acc[0], acc[k]);                     \
+    alignas(64) scalar out[lanes];                                                      \
+    store(out, acc[0]);                                                                 \
+    for (scalar v : out) *sink += static_cast<float>(v);                                \
+    return 2.0 * lanes * kChains * static_cast<double>(iters);                          \
   }
-  for (int k = 1; k < kChains; ++k) acc[0] = _mm512_add_ps(acc[0], acc[k]);
-  *sink += _mm512_reduce_add_ps(acc[0]);
-  return 2.0 * 16 * kChains * static_cast<double>(iters);
-}
-__attribute__((target("avx512f"))) double FmaAvx512F64(int64_t iters, float* sink) {
-  __m512d acc[kChains];
-  for (int k = 0; k < kChains; ++k) acc[k] = _mm512_set1_pd(1.0 + k * 1e-3);
-  const __m512d m = _mm512_set1_pd(0.9999999), a = _mm512_set1_pd(1e-7);
-  for (int64_t i = 0; i < iters; ++i) {
-    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_pd(acc[k], m, a);
-  }
-  for (int k = 1; k < kChains; ++k) acc[0] = _mm512_add_pd(acc[0], acc[k]);
-  *sink += static_cast<float>(_mm512_reduce_add_pd(acc[0]));
-  return 2.0 * 8 * kChains * static_cast<double>(iters);
-}
-__attribute__((target("avx2,fma"))) double FmaAvx2F32(int64_t iters, float* sink) {
-  __m256 acc[kChains];
-  for (int k = 0; k < kChains; ++k) acc[k] = _mm256_set1_ps(1.0f + k * 1e-3f);
-  const __m256 m = _mm256_set1_ps(0.9999999f), a = _mm256_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) {
-    for (int k = 0; k < kChains; ++k) acc[k] = _mm256_fmadd_ps(acc[k], m, a);
-  }
-  alignas(32) float lanes[8];
-  for (int k = 1; k < kChains; ++k) acc[0] = _mm256_add_ps(acc[0], acc[k]);
-  _mm256_store_ps(lanes, acc[0]);
-  for (float v : lanes) *sink += v;
-  return 2.0 * 8 * kChains * static_cast<double>(iters);
-}
-__attribute__((target("avx2,fma"))) double FmaAvx2F64(int64_t iters, float* sink) {
-  __m256d acc[kChains];
-  for (int k = 0; k < kChains; ++k) acc[k] = _mm256_set1_pd(1.0 + k * 1e-3);
-  const __m256d m = _mm256_set1_pd(0.9999999), a = _mm256_set1_pd(1e-7);
-  for (int64_t i = 0; i < iters; ++i) {
-    for (int k = 0; k < kChains; ++k) acc[k] = _mm256_fmadd_pd(acc[k], m, a);
-  }
-  alignas(32) double lanes[4];
-  for (int k = 1; k < kChains; ++k) acc[0] = _mm256_add_pd(acc[0], acc[k]);
-  _mm256_store_pd(lanes, acc[0]);
-  for (double v : lanes) *sink += static_cast<float>(v);
-  return 2.0 * 4 * kChains * static_cast<double>(iters);
-}
+XLITE_FMA_KERNEL(FmaAvx512F32, "avx512f", __m512, float, 16, _mm512_set1_ps, _mm512_fmadd_ps,
+                 _mm512_add_ps, _mm512_store_ps)
+XLITE_FMA_KERNEL(FmaAvx512F64, "avx512f", __m512d, double, 8, _mm512_set1_pd, _mm512_fmadd_pd,
+                 _mm512_add_pd, _mm512_store_pd)
+XLITE_FMA_KERNEL(FmaAvx2F32, "avx2,fma", __m256, float, 8, _mm256_set1_ps, _mm256_fmadd_ps,
+                 _mm256_add_ps, _mm256_store_ps)
+XLITE_FMA_KERNEL(FmaAvx2F64, "avx2,fma", __m256d, double, 4, _mm256_set1_pd, _mm256_fmadd_pd,
+                 _mm256_add_pd, _mm256_store_pd)
+#undef XLITE_FMA_KERNEL
 #endif
 
 // Portable fallback: a multiply and an add per step (2 flops).
