@@ -1,6 +1,8 @@
 // Speed of `xlite cost` on two real modules from ../shared/corpus/hlo: the
 // analysis alone (flattened costs plus the roofline of every instruction),
 // and what the command does end to end (parse, verify, analyse).
+// XLITE_CORPUS_DIR names another corpus folder.
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,9 +16,11 @@
 namespace xlite {
 namespace {
 
+// XLITE_CORPUS_DIR overrides where the corpus is (e.g. from a worktree).
 std::string ReadCorpus(const char* name) {
-  std::ifstream file(std::string(XLITE_SOURCE_DIR "/../shared/corpus/hlo/") + name,
-                     std::ios::binary);
+  const char* dir = std::getenv("XLITE_CORPUS_DIR");
+  const std::string base = dir != nullptr ? dir : XLITE_SOURCE_DIR "/../shared/corpus/hlo";
+  std::ifstream file(base + "/" + name, std::ios::binary);
   std::ostringstream contents;
   contents << file.rdbuf();
   return std::move(contents).str();

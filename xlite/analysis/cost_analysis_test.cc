@@ -5,7 +5,6 @@
 #include <memory>
 #include <string>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xlite/analysis/test_util.h"
 
@@ -301,9 +300,9 @@ TEST(CostAnalysis, WhileTripCountFromBackendConfig) {
   // XLA wrote the trip count: 7 passes of the 3-flop body, 8 of the 1-flop
   // condition.
   const std::string text =
-      absl::StrCat(kLimitInStateLoop.substr(0, kLimitInStateLoop.size() - 2),
-                   R"(, backend_config={"known_trip_count":{"n":"7"}}
-})");
+      std::string(kLimitInStateLoop.substr(0, kLimitInStateLoop.size() - 2)) +
+      R"(, backend_config={"known_trip_count":{"n":"7"}}
+})";
   EXPECT_EQ(TotalOf(text).flops, 7 * 3 + 8 * 1);
 }
 
