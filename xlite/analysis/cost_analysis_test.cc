@@ -36,6 +36,13 @@ Cost CostOfNamed(std::string_view text, std::string_view name) {
   return Cost();
 }
 
+// A module with the scalar f32 reducer `red` (computing `op`) and `entry`.
+std::string WithReducer(std::string_view op, std::string_view entry,
+                        std::string_view header = "HloModule m") {
+  return std::string(header) + "\nred {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n" +
+         "  ROOT acc = f32[] " + std::string(op) + "(x, y)\n}\n" + std::string(entry);
+}
+
 TEST(CostAnalysis, ElementwiseAddIsOneFlopPerElement) {
   // 6 elements; bytes: two f32[2,3] operands + the output = 3 x 24.
   Cost c = CostOfNamed(R"(
@@ -168,18 +175,11 @@ ENTRY e {
 
 TEST(CostAnalysis, ReduceAppliesItsReducerPerDroppedElement) {
   // 128 inputs reduced to 8 outputs: 120 additions.
-  Cost c = CostOfNamed(R"(
-HloModule m
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY e {
+  Cost c = CostOfNamed(WithReducer("add", R"(ENTRY e {
   a = f32[8,16] parameter(0)
   z = f32[] constant(0)
-  ROOT r = f32[8] reduce(a, z), dimensions={1}, to_apply=add
-})", "r");
+  ROOT r = f32[8] reduce(a, z), dimensions={1}, to_apply=red
+})"), "r");
   EXPECT_EQ(c.flops, 120);
   // Bytes: 128 + 1 + 8 elements x 4.
   EXPECT_EQ(c.bytes_accessed, 548);
@@ -188,18 +188,11 @@ ENTRY e {
 TEST(CostAnalysis, ReduceWindow) {
   // 2x3 windows, stride 2x3 over [4,6]: 4 outputs x (6 - 1) = 20 maxima.
   // Bytes: (24 + 1 + 4) x 4 = 116.
-  Cost c = CostOfNamed(R"(
-HloModule m
-max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-ENTRY e {
+  Cost c = CostOfNamed(WithReducer("maximum", R"(ENTRY e {
   a = f32[4,6] parameter(0)
   z = f32[] constant(0)
-  ROOT r = f32[2,2] reduce-window(a, z), window={size=2x3 stride=2x3}, to_apply=max
-})", "r");
+  ROOT r = f32[2,2] reduce-window(a, z), window={size=2x3 stride=2x3}, to_apply=red
+})"), "r");
   EXPECT_EQ(c.flops, 20);
   EXPECT_EQ(c.bytes_accessed, 116);
 }
@@ -208,18 +201,11 @@ TEST(CostAnalysis, ReduceWindowThatIsReduceThenBroadcast) {
   // A size-7 window padded 3 on each side of a dimension of 4 reduces that
   // whole dimension at every position; counted as one reduction of the 4
   // per row (2 rows x 4 / 4 = 2) plus 4 - 1 = 3: 5 additions.
-  Cost c = CostOfNamed(R"(
-HloModule m
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY e {
+  Cost c = CostOfNamed(WithReducer("add", R"(ENTRY e {
   a = f32[2,4] parameter(0)
   z = f32[] constant(0)
-  ROOT r = f32[2,4] reduce-window(a, z), window={size=1x7 pad=0_0x3_3}, to_apply=add
-})", "r");
+  ROOT r = f32[2,4] reduce-window(a, z), window={size=1x7 pad=0_0x3_3}, to_apply=red
+})"), "r");
   EXPECT_EQ(c.flops, 5);
 }
 
@@ -447,17 +433,10 @@ ENTRY e {
 }
 
 TEST(CostAnalysis, AllReduceFlopsAndCollectiveBytes) {
-  Cost c = CostOfNamed(R"(
-HloModule m, replica_count=2
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY e {
+  Cost c = CostOfNamed(WithReducer("add", R"(ENTRY e {
   a = f32[256] parameter(0)
-  ROOT r = f32[256] all-reduce(a), replica_groups={{0,1}}, to_apply=add
-})", "r");
+  ROOT r = f32[256] all-reduce(a), replica_groups={{0,1}}, to_apply=red
+})", "HloModule m, replica_count=2"), "r");
   EXPECT_EQ(c.flops, 256);
   EXPECT_EQ(c.bytes_accessed, 2048);
   EXPECT_EQ(c.collective_bytes, 1024);
