@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "xlite/analysis/test_util.h"
 
@@ -325,6 +326,17 @@ ENTRY e {
 })");
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(WhileTripCount(*module->entry_computation()->root_instruction()), 4);
+}
+
+TEST(CostAnalysis, TripCountLessOrEqualWithStep) {
+  // i = 0; i <= 9; i += 2: 0, 2, 4, 6, 8 -> 5 trips.
+  std::string text(kCountedLoop);
+  text = absl::StrReplaceAll(text, {{"direction=LT", "direction=LE"},
+                                    {"constant(5)", "constant(9)"},
+                                    {"constant(1)", "constant(2)"}});
+  std::unique_ptr<HloModule> module = Parse(text);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(WhileTripCount(*module->entry_computation()->root_instruction()), 5);
 }
 
 TEST(CostAnalysis, FusionCountsBodyArithmeticAndBoundaryBytes) {

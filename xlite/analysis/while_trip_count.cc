@@ -62,8 +62,9 @@ std::optional<ComparisonDirection> DirectionWithVariableOnLeft(ComparisonDirecti
   }
 }
 
-// Iterations of `for (i = init; i <direction> limit; i += step)`.
-std::optional<int64_t> CountIterations(int64_t init, int64_t limit, int64_t step,
+// Iterations of `for (i = init; i <direction> limit; i += step)`. 128-bit
+// arithmetic: the constants come from user input and may be extreme.
+std::optional<int64_t> CountIterations(__int128 init, __int128 limit, __int128 step,
                                        ComparisonDirection direction) {
   // Work in the increasing direction: `i > limit` with step < 0 mirrors `i < limit`.
   if (direction == ComparisonDirection::kGt || direction == ComparisonDirection::kGe) {
@@ -73,19 +74,22 @@ std::optional<int64_t> CountIterations(int64_t init, int64_t limit, int64_t step
     direction = direction == ComparisonDirection::kGt ? ComparisonDirection::kLt
                                                       : ComparisonDirection::kLe;
   }
+  __int128 trips = 0;
   if (direction == ComparisonDirection::kNe) {
     if (step == 0 || (limit - init) % step != 0 || (limit - init) / step < 0) return std::nullopt;
-    return (limit - init) / step;
+    trips = (limit - init) / step;
+  } else {
+    if (direction == ComparisonDirection::kLe) {
+      limit += 1;
+    } else if (direction != ComparisonDirection::kLt) {
+      return std::nullopt;
+    }
+    if (init >= limit) return 0;
+    if (step <= 0) return std::nullopt;  // never ends
+    trips = (limit - init + step - 1) / step;
   }
-  if (direction == ComparisonDirection::kLe) {
-    if (limit == INT64_MAX) return std::nullopt;
-    limit += 1;
-  } else if (direction != ComparisonDirection::kLt) {
-    return std::nullopt;
-  }
-  if (init >= limit) return 0;
-  if (step <= 0) return std::nullopt;  // never ends
-  return (limit - init + step - 1) / step;
+  if (trips > INT64_MAX) return std::nullopt;
+  return static_cast<int64_t>(trips);
 }
 
 std::optional<int64_t> TripCountFromPattern(const HloInstruction& while_op) {
