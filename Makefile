@@ -19,6 +19,7 @@ demo: build
 	build/xlite/tools/xlite verify examples/mlp.hlo
 	build/xlite/tools/xlite stats examples/mlp.hlo
 	build/xlite/tools/xlite run examples/mlp.hlo --random 0
+	build/xlite/tools/xlite cost examples/mlp.hlo --device h100
 
 # Unit, conformance and lit tests in the normal build, then the same under
 # ASan+UBSan (no benchmarks there: they only measure).
@@ -46,8 +47,9 @@ fuzz: deps
 
 bench: deps
 	@cmake -S . -B build $(CMAKE_FLAGS) -DXLITE_BENCH=ON >/dev/null
-	@ninja -C build -j$(JOBS) parse_bench
+	@ninja -C build -j$(JOBS) parse_bench cost_bench
 	build/bench/parse_bench
+	build/bench/cost_bench
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   AddStatsCommand(app, &exit_code);
   AddOptCommand(app, &exit_code);
   AddRunCommand(app, &exit_code);
+  AddCostCommand(app, &exit_code);
+  AddCalibrateCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -1,0 +1,251 @@
+// `xlite cost`: flops, transcendentals and bytes of each module, the roofline
+// time on a device, and the instructions that cost most, as text or JSON.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "xlite/analysis/cost_analysis.h"
+#include "xlite/analysis/device_spec.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/base/strings.h"
+#include "xlite/ir/computation.h"
+#include "xlite/tools/commands.h"
+#include "xlite/tools/input.h"
+
+namespace xlite::tools {
+namespace {
+
+struct CostOptionsCli {
+  InputOptions input;
+  std::string device = "h100";
+  int64_t top = 20;
+  bool json = false;
+  bool xla_compat = false;
+};
+
+// One instruction of the report with its roofline time.
+struct Row {
+  const InstructionCost* entry;
+  RooflineTime time;
+};
+
+struct Report {
+  std::string module;
+  ModuleCost cost;
+  std::vector<Row> rows;  // by time, most expensive first
+  double seconds = 0;
+  // Time spent in instructions of each bound (index: Bound).
+  double seconds_by_bound[4] = {0, 0, 0, 0};
+  Bound bound = Bound::kNone;
+};
+
+Report MakeReport(const HloModule& module, ModuleCost cost, const DeviceSpec& device) {
+  Report report;
+  report.module = module.name();
+  report.cost = std::move(cost);
+  for (const InstructionCost& entry : report.cost.instructions) {
+    RooflineTime time = Roofline(entry.cost, device);
+    report.rows.push_back({&entry, time});
+    report.seconds += time.seconds;
+    report.seconds_by_bound[static_cast<int>(time.bound)] += time.seconds;
+  }
+  // Stable: equal times keep the module's order.
+  std::stable_sort(report.rows.begin(), report.rows.end(),
+                   [](const Row& a, const Row& b) { return a.time.seconds > b.time.seconds; });
+  double most = 0;
+  for (Bound b : {Bound::kCompute, Bound::kMemory, Bound::kInterconnect}) {
+    if (report.seconds_by_bound[static_cast<int>(b)] > most) {
+      most = report.seconds_by_bound[static_cast<int>(b)];
+      report.bound = b;
+    }
+  }
+  return report;
+}
+
+std::string FormatSeconds(double s) {
+  if (s == 0) return "0 s";
+  if (s < 1e-6) return absl::StrFormat("%.3g ns", s * 1e9);
+  if (s < 1e-3) return absl::StrFormat("%.3g us", s * 1e6);
+  if (s < 1) return absl::StrFormat("%.3g ms", s * 1e3);
+  return absl::StrFormat("%.3g s", s);
+}
+
+double Intensity(const Cost& cost) {
+  return cost.bytes_accessed > 0 ? cost.flops / cost.bytes_accessed : 0;
+}
+
+size_t RowCount(const Report& report, int64_t top) {
+  return top <= 0 ? report.rows.size()
+                  : std::min(report.rows.size(), static_cast<size_t>(top));
+}
+
+std::string ReportText(const Report& report, const DeviceSpec& device, int64_t top) {
+  const Cost& total = report.cost.total;
+  std::string out;
+  absl::StrAppendFormat(&out, "module: %s\n", report.module);
+  absl::StrAppendFormat(&out, "device: %s%s\n", device.name,
+                        device.description.empty() ? "" : " (" + device.description + ")");
+  absl::StrAppendFormat(&out, "flops: %.6g\n", total.flops);
+  absl::StrAppendFormat(&out, "transcendentals: %.6g\n", total.transcendentals);
+  absl::StrAppendFormat(&out, "bytes accessed: %.6g\n", total.bytes_accessed);
+  absl::StrAppendFormat(&out, "arithmetic intensity: %.3g flops/byte\n", Intensity(total));
+  absl::StrAppendFormat(&out, "estimated time: %s (%s-bound)\n", FormatSeconds(report.seconds),
+                        BoundName(report.bound));
+  absl::StrAppendFormat(
+      &out, "  in compute-bound instructions: %s, memory-bound: %s, interconnect-bound: %s\n",
+      FormatSeconds(report.seconds_by_bound[static_cast<int>(Bound::kCompute)]),
+      FormatSeconds(report.seconds_by_bound[static_cast<int>(Bound::kMemory)]),
+      FormatSeconds(report.seconds_by_bound[static_cast<int>(Bound::kInterconnect)]));
+  if (report.cost.loops_with_unknown_trip_count > 0) {
+    absl::StrAppendFormat(&out, "note: %d while loops with unknown trip count counted once\n",
+                          report.cost.loops_with_unknown_trip_count);
+  }
+  if (report.cost.custom_calls > 0) {
+    absl::StrAppendFormat(&out, "note: %d custom-calls: bytes counted, flops unknown (0)\n",
+                          report.cost.custom_calls);
+  }
+  const size_t rows = RowCount(report, top);
+  absl::StrAppendFormat(&out, "top %d of %d instructions by estimated time:\n", rows,
+                        report.rows.size());
+  absl::StrAppendFormat(&out, "  %10s %6s %-12s %12s %12s %8s  %s\n", "time", "share", "bound",
+                        "flops", "bytes", "runs", "instruction [op_name]");
+  for (size_t i = 0; i < rows; ++i) {
+    const Row& row = report.rows[i];
+    const HloInstruction& inst = *row.entry->instruction;
+    const double share = report.seconds > 0 ? 100 * row.time.seconds / report.seconds : 0;
+    std::string label = absl::StrCat(AsAbsl(inst.name()), " = ", AsAbsl(OpcodeName(inst.opcode())));
+    if (!inst.metadata().op_name.empty()) {
+      absl::StrAppend(&label, " [", inst.metadata().op_name, "]");
+    }
+    absl::StrAppendFormat(&out, "  %10s %5.1f%% %-12s %12.6g %12.6g %8.6g  %s\n",
+                          FormatSeconds(row.time.seconds), share, BoundName(row.time.bound),
+                          row.entry->cost.flops, row.entry->cost.bytes_accessed,
+                          row.entry->executions, label);
+  }
+  return out;
+}
+
+nlohmann::ordered_json ReportJson(const Report& report, const DeviceSpec& device, int64_t top) {
+  const Cost& total = report.cost.total;
+  nlohmann::ordered_json json;
+  json["module"] = report.module;
+  json["device"] = device.name;
+  json["flops"] = total.flops;
+  json["transcendentals"] = total.transcendentals;
+  json["bytes_accessed"] = total.bytes_accessed;
+  json["arithmetic_intensity"] = Intensity(total);
+  json["seconds"] = report.seconds;
+  json["bound"] = BoundName(report.bound);
+  json["compute_bound_seconds"] = report.seconds_by_bound[static_cast<int>(Bound::kCompute)];
+  json["memory_bound_seconds"] = report.seconds_by_bound[static_cast<int>(Bound::kMemory)];
+  json["interconnect_bound_seconds"] =
+      report.seconds_by_bound[static_cast<int>(Bound::kInterconnect)];
+  json["loops_with_unknown_trip_count"] = report.cost.loops_with_unknown_trip_count;
+  json["custom_calls"] = report.cost.custom_calls;
+  json["instruction_count"] = report.rows.size();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < RowCount(report, top); ++i) {
+    const Row& row = report.rows[i];
+    const HloInstruction& inst = *row.entry->instruction;
+    nlohmann::ordered_json item;
+    item["name"] = inst.name();
+    item["opcode"] = std::string(OpcodeName(inst.opcode()));
+    item["op_name"] = inst.metadata().op_name;
+    item["computation"] = inst.parent() != nullptr ? inst.parent()->name() : "";
+    item["executions"] = row.entry->executions;
+    item["flops"] = row.entry->cost.flops;
+    item["transcendentals"] = row.entry->cost.transcendentals;
+    item["bytes_accessed"] = row.entry->cost.bytes_accessed;
+    item["seconds"] = row.time.seconds;
+    item["bound"] = BoundName(row.time.bound);
+    list.push_back(std::move(item));
+  }
+  json["instructions"] = std::move(list);
+  return json;
+}
+
+int RunCost(const CostOptionsCli& options) {
+  absl::StatusOr<DeviceSpec> device = LoadDeviceSpec(options.device);
+  if (!device.ok()) {
+    // A name we do not know is a usage error; a spec file that cannot be
+    // read or is wrong is bad input.
+    PrintError(absl::StrCat("error: ", device.status().message()));
+    return absl::StartsWith(device.status().message(), "unknown device") ? kExitUsage
+                                                                         : kExitInvalidInput;
+  }
+  std::vector<LoadedModule> modules;
+  if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
+  // Cost rules index shapes by the attributes: only verified modules are safe.
+  bool ok = true;
+  for (const LoadedModule& loaded : modules) {
+    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
+      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
+      ok = false;
+    }
+  }
+  if (!ok) return kExitInvalidInput;
+  CostOptions cost_options;
+  cost_options.multiply_trip_counts = !options.xla_compat;
+  std::string text;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < modules.size(); ++i) {
+    absl::StatusOr<ModuleCost> cost = AnalyzeModuleCost(*modules[i].module, cost_options);
+    if (!cost.ok()) {
+      PrintError(absl::StrCat(modules[i].location, ": error: ", cost.status().message()));
+      return kExitInvalidInput;
+    }
+    Report report = MakeReport(*modules[i].module, std::move(*cost), *device);
+    if (options.json) {
+      all.push_back(ReportJson(report, *device, options.top));
+    } else {
+      if (i > 0) text += "// -----\n";
+      text += ReportText(report, *device, options.top);
+    }
+  }
+  if (options.json) {
+    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << text;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddCostCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<CostOptionsCli>();
+  CLI::App* command = app.add_subcommand(
+      "cost",
+      "Count flops, transcendentals and bytes accessed (XLA's HloCostAnalysis "
+      "conventions) and estimate the time on a device with a roofline: per "
+      "instruction max(flops / peak FLOP/s of its element type + "
+      "transcendentals / transcendental rate, bytes / memory bandwidth, "
+      "collective bytes / interconnect bandwidth + latency), summed. Prints "
+      "the totals and the instructions that take longest. Unlike XLA, a shape "
+      "without a layout is sized with the default layout, and while loops "
+      "with a known trip count (backend_config known_trip_count, or the "
+      "canonical counter pattern) are counted trip-count times (--xla-compat "
+      "counts one iteration, as XLA does). While and call instructions are "
+      "listed as their callees' instructions, with how often they run.");
+  AddInputOptions(*command, &options->input);
+  command->add_option("--device", options->device,
+                      "Device: h100, h200, tpu-v5e, tpu-v5p, host (measured by `xlite "
+                      "calibrate`), or a path to a JSON spec")
+      ->capture_default_str();
+  command->add_option("--top", options->top, "Instructions to list (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--json", options->json, "Print JSON instead of text");
+  command->add_flag("--xla-compat", options->xla_compat,
+                    "Count each while loop once, as XLA's HloCostAnalysis does");
+  command->callback([options, exit_code] { *exit_code = RunCost(*options); });
+}
+
+}  // namespace xlite::tools
