@@ -4,6 +4,9 @@
 JOBS ?= 2
 LIT := /usr/lib/llvm-19/build/utils/lit/lit.py
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The sanitizer build optimises less and keeps line tables only: it compiles
+# faster and still reports file:line.
+ASAN_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
 FUZZ_SECONDS ?= 180
 
 .PHONY: deps build demo test test-asan fuzz bench clean
@@ -28,7 +31,7 @@ test: build
 	@$(MAKE) --no-print-directory test-asan
 
 test-asan: deps
-	@cmake -S . -B build-asan $(CMAKE_FLAGS) -DXLITE_SANITIZE=ON -DXLITE_BENCH=OFF >/dev/null
+	@cmake -S . -B build-asan $(ASAN_FLAGS) -DXLITE_SANITIZE=ON -DXLITE_BENCH=OFF >/dev/null
 	@ninja -C build-asan -j$(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j$(JOBS)
