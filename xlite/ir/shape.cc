@@ -53,6 +53,8 @@ const LayoutExtras& DefaultExtras() {
 
 // Interned extras-free layouts. Entries are never freed: the set of distinct
 // minor_to_major orders in a process is small.
+const Layout* InternLayoutLocked(Layout layout);
+
 struct InternedLayoutHash {
   using is_transparent = void;
   size_t operator()(const Layout* l) const {
@@ -67,6 +69,21 @@ struct InternedLayoutEq {
 };
 
 const Layout* InternLayout(Layout layout) {
+  // A dump uses a handful of layouts over and over: a small per-thread cache
+  // of recent ones skips the lock and the hash (entries are never freed).
+  constexpr int kCacheSize = 8;
+  thread_local const Layout* cache[kCacheSize] = {};
+  thread_local int next_slot = 0;
+  for (const Layout* cached : cache) {
+    if (cached != nullptr && cached->minor_to_major == layout.minor_to_major) return cached;
+  }
+  const Layout* interned = InternLayoutLocked(std::move(layout));
+  cache[next_slot] = interned;
+  next_slot = (next_slot + 1) % kCacheSize;
+  return interned;
+}
+
+const Layout* InternLayoutLocked(Layout layout) {
   static std::mutex* const mu = new std::mutex();
   static auto* const set =
       new absl::flat_hash_set<const Layout*, InternedLayoutHash, InternedLayoutEq>();

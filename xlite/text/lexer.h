@@ -58,6 +58,12 @@ class Lexer {
   bool ScanBraceBlock(std::string_view* block);
 
   std::string_view text() const { return text_; }
+  // Continues lexing at byte `pos` (after the parser read bytes itself) and
+  // makes the token there current.
+  const Token& ResetTo(size_t pos) {
+    pos_ = pos;
+    return Next();
+  }
 
  private:
   void LexToken(Token* tok);

@@ -159,8 +159,9 @@ absl::Status HloTextParser::ParseHeaderAttribute(std::string_view name, HloModul
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kComma, "','"));
       XLITE_RETURN_IF_ERROR(ParseIntList(&alias.parameter_index));
       if (Consume(TokKind::kComma)) {
+        static constexpr std::string_view kKinds[] = {"may-alias", "must-alias"};
         int index;
-        XLITE_RETURN_IF_ERROR(ParseEnum({"may-alias", "must-alias"}, &index));
+        XLITE_RETURN_IF_ERROR(ParseEnum(EnumSpelling{kKinds, "", false}, &index));
         alias.must_alias = index == 1;
       }
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));
@@ -444,19 +445,17 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     XLITE_RETURN_IF_ERROR(ParseLiteral(inst->shape(), &*literal, &elided));
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')' after the literal"));
   } else {
-    std::vector<HloInstruction*> operands;
-    XLITE_RETURN_IF_ERROR(ParseOperands(scope, &operands));
+    XLITE_RETURN_IF_ERROR(ParseOperands(scope, inst.get()));
+    const int64_t count = inst->operand_count();
     int arity = OpcodeArity(*opcode);
-    if (arity != kVariadic && static_cast<int>(operands.size()) != arity) {
+    if (arity != kVariadic && count != arity) {
       return ErrorAt(opcode_offset, Cat(opcode_text, " expects ", arity, " operand",
-                                        arity == 1 ? "" : "s", ", got ", operands.size()));
+                                        arity == 1 ? "" : "s", ", got ", count));
     }
     if ((*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) &&
-        operands.size() != 1) {
-      return ErrorAt(opcode_offset, Cat(opcode_text, " expects 1 operand, got ",
-                                        operands.size()));
+        count != 1) {
+      return ErrorAt(opcode_offset, Cat(opcode_text, " expects 1 operand, got ", count));
     }
-    for (HloInstruction* operand : operands) inst->AppendOperand(operand);
   }
 
   if (wrapped_opcode && *opcode == HloOpcode::kAsyncStart) {
@@ -525,8 +524,7 @@ void HloTextParser::NameAnonymousInstructions(Scope* scope) {
   }
 }
 
-absl::Status HloTextParser::ParseOperands(Scope* scope,
-                                          std::vector<HloInstruction*>* operands) {
+absl::Status HloTextParser::ParseOperands(Scope* scope, HloInstruction* inst) {
   return ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
     std::optional<Shape> written;
     size_t offset = tok().offset;
@@ -540,7 +538,7 @@ absl::Status HloTextParser::ParseOperands(Scope* scope,
       if (kind() == TokKind::kIdent && lexer_.Peek().kind == TokKind::kLparen) {
         HloInstruction* nested = nullptr;
         XLITE_RETURN_IF_ERROR(ParseNestedOperand(scope, std::move(written), &nested));
-        operands->push_back(nested);
+        inst->AppendOperand(nested);
         return absl::OkStatus();
       }
       return Error(Cat("undefined operand '", tok().text, "'"));
@@ -549,7 +547,7 @@ absl::Status HloTextParser::ParseOperands(Scope* scope,
       return ErrorAt(offset, Cat("operand shape ", written->ToString(), " differs from ",
                                  it->second->shape().ToString(), " of '", tok().text, "'"));
     }
-    operands->push_back(it->second);
+    inst->AppendOperand(it->second);
     Advance();
     return absl::OkStatus();
   });

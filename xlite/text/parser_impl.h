@@ -19,6 +19,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "xlite/ir/attribute_names.h"
 #include "xlite/ir/module.h"
 #include "xlite/text/lexer.h"
 #include "xlite/text/parser.h"
@@ -144,6 +145,9 @@ class HloTextParser {
   absl::Status ParseIntListList(std::vector<std::vector<int64_t>>* values);
   absl::Status ParseBoolList(std::vector<bool>* values);
   absl::Status ParseShape(Shape* shape);
+  // `type[d,...]{m,...}` without spaces or extras, read from the bytes;
+  // false (nothing consumed) for any other form.
+  bool ParseSimpleShape(PrimitiveType type, Shape* shape);
   absl::Status ParseLayout(Shape* shape);
   absl::Status ParseLayoutExtras(Layout* layout);
   absl::Status ParseShapeList(std::vector<Shape>* shapes);  // `{s, s}`
@@ -197,9 +201,15 @@ class HloTextParser {
   absl::Status ParseComputationRef(HloComputation** computation);
   absl::Status ParseComputationList(std::vector<HloComputation*>* computations);
   absl::Status ParseControlPredecessors(HloInstruction* inst);
-  // An enumerator spelled as one of `names` (index returned).
-  absl::Status ParseEnum(std::initializer_list<std::string_view> names, int* index,
-                         bool ignore_case = false, std::string_view prefix = "");
+  // An enumerator written as `spelling` says (index returned).
+  absl::Status ParseEnum(const EnumSpelling& spelling, int* index);
+  template <typename E>
+  absl::Status ParseEnum(E* value) {
+    int index = 0;
+    absl::Status status = ParseEnum(SpellingOf<E>(), &index);
+    if (status.ok()) *value = static_cast<E>(index);
+    return status;
+  }
 
   // ------------------------------------------------ structure (parser.cc)
   absl::Status ParseHeader(HloModule* module);
@@ -218,7 +228,8 @@ class HloTextParser {
   absl::Status ParseNestedOperand(Scope* scope, std::optional<Shape> shape,
                                   HloInstruction** added);
   void NameAnonymousInstructions(Scope* scope);
-  absl::Status ParseOperands(Scope* scope, std::vector<HloInstruction*>* operands);
+  // `(operands)`, appended to `inst`.
+  absl::Status ParseOperands(Scope* scope, HloInstruction* inst);
   absl::Status InferShape(HloInstruction* inst, size_t offset);
   absl::Status BuildAsyncSugar(HloInstruction* inst, HloOpcode wrapped_opcode,
                                size_t offset, HloInstruction** wrapped);
