@@ -658,6 +658,7 @@ HloComputation* HloTextParser::AddSyntheticComputation(std::unique_ptr<HloComput
 }
 
 void HloTextParser::NameSyntheticComputations() {
+  if (synthetic_.empty()) return;
   absl::flat_hash_set<std::string> used;
   for (const auto& [name, computation] : computations_) used.insert(std::string(name));
   for (auto& [computation, base] : synthetic_) {

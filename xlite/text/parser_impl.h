@@ -19,6 +19,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "xlite/base/name_hash.h"
 #include "xlite/ir/attribute_names.h"
 #include "xlite/ir/module.h"
 #include "xlite/text/lexer.h"
@@ -40,32 +41,6 @@ std::string Cat(const Args&... args) {
   (AppendPiece(&out, args), ...);
   return out;
 }
-
-// Hash of names, looked up once per instruction and operand: eight bytes at a
-// time through a 128-bit multiply fold (the mixing absl uses), which beats
-// absl's general string hash on these short keys.
-struct NameHash {
-  size_t operator()(std::string_view s) const {
-    uint64_t h = kSeed ^ s.size();
-    const char* p = s.data();
-    size_t n = s.size();
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t word;
-      std::memcpy(&word, p, 8);
-      h = Mix(h ^ word);
-    }
-    uint64_t tail = 0;
-    for (size_t i = 0; i < n; ++i) tail |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    return Mix(h ^ tail);
-  }
-  static constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ull;
-  static uint64_t Mix(uint64_t x) {
-    unsigned __int128 m = static_cast<unsigned __int128>(x) * kSeed;
-    return static_cast<uint64_t>(m >> 64) ^ static_cast<uint64_t>(m);
-  }
-};
-template <typename V>
-using NameMap = absl::flat_hash_map<std::string_view, V, NameHash>;
 
 // Element type named by an identifier token, without a hash lookup (the
 // parser asks this for every identifier that may start a shape).
