@@ -5,15 +5,10 @@
 #include <utility>
 
 namespace xlite {
-namespace {
 
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // Names and identifiers make up most of the text, so their characters are
 // classified by one table load rather than a chain of comparisons.
-constexpr auto kIdentChars = [] {
+constexpr std::array<bool, 256> kNameChars = [] {
   std::array<bool, 256> table{};
   for (int c = 0; c < 256; ++c) {
     table[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -21,7 +16,14 @@ constexpr auto kIdentChars = [] {
   }
   return table;
 }();
-bool IsIdentChar(char c) { return kIdentChars[static_cast<unsigned char>(c)]; }
+
+namespace {
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsIdentChar(char c) { return IsNameChar(c); }
 bool IsHexDigit(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }

@@ -524,7 +524,41 @@ void HloTextParser::NameAnonymousInstructions(Scope* scope) {
   }
 }
 
+// Most operand lists are `(%a, %b, ...)` with every name already defined:
+// read straight from the bytes. Anything else (shapes, comments, nested
+// instructions, unknown names, odd spacing) goes to the general path.
+bool HloTextParser::ParseSimpleOperands(Scope* scope, HloInstruction* inst) {
+  const std::string_view text = lexer_.text();
+  const char* p = text.data() + tok().offset + 1;  // after `(`
+  const char* end = text.data() + text.size();
+  absl::InlinedVector<HloInstruction*, 8> found;
+  if (p < end && *p == ')') {
+    ++p;
+  } else {
+    while (true) {
+      if (p >= end || *p != '%') return false;
+      const char* start = ++p;
+      while (p < end && IsNameChar(*p)) ++p;
+      if (p == start || p >= end) return false;
+      auto it = scope->names.find(std::string_view(start, static_cast<size_t>(p - start)));
+      if (it == scope->names.end()) return false;
+      found.push_back(it->second);
+      if (*p == ')') {
+        ++p;
+        break;
+      }
+      if (*p != ',') return false;
+      ++p;
+      while (p < end && *p == ' ') ++p;
+    }
+  }
+  for (HloInstruction* operand : found) inst->AppendOperand(operand);
+  lexer_.ResetTo(static_cast<size_t>(p - text.data()));
+  return true;
+}
+
 absl::Status HloTextParser::ParseOperands(Scope* scope, HloInstruction* inst) {
+  if (kind() == TokKind::kLparen && ParseSimpleOperands(scope, inst)) return absl::OkStatus();
   return ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
     std::optional<Shape> written;
     size_t offset = tok().offset;

@@ -205,6 +205,8 @@ class HloTextParser {
   void NameAnonymousInstructions(Scope* scope);
   // `(operands)`, appended to `inst`.
   absl::Status ParseOperands(Scope* scope, HloInstruction* inst);
+  // `(%a, %b)` read from the bytes; false (nothing consumed) for other forms.
+  bool ParseSimpleOperands(Scope* scope, HloInstruction* inst);
   absl::Status InferShape(HloInstruction* inst, size_t offset);
   absl::Status BuildAsyncSugar(HloInstruction* inst, HloOpcode wrapped_opcode,
                                size_t offset, HloInstruction** wrapped);
