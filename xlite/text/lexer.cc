@@ -195,15 +195,19 @@ void Lexer::LexToken(Token* tok) {
 
 void Lexer::LexIdentifier(Token* tok, size_t start) {
   const size_t n = text_.size();
+  while (pos_ < n && IsIdentChar(text_[pos_])) ++pos_;
+  // Dim labels (`bf01_oi01->bf01`) read as an identifier up to the `-` of
+  // their arrow (or up to a `?` dimension), so only such runs are tried.
   size_t end;
   char c = text_[start];
-  if ((c == 'b' || c == 'f') && LexDimLabels(start, &end)) {
+  if ((c == 'b' || c == 'f') && pos_ < n &&
+      ((text_[pos_] == '>' && text_[pos_ - 1] == '-') || text_[pos_] == '?') &&
+      LexDimLabels(start, &end)) {
     pos_ = end;
     tok->kind = TokKind::kDimLabels;
     tok->text = text_.substr(start, end - start);
     return;
   }
-  while (pos_ < n && IsIdentChar(text_[pos_])) ++pos_;
   std::string_view ident = text_.substr(start, pos_ - start);
   tok->text = ident;
   if (ident == "inf") {

@@ -372,7 +372,13 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
     return Expected("an instruction");
   }
   std::optional<Shape> shape;
-  if (AtShapeStart()) {
+  std::optional<PrimitiveType> type =
+      kind() == TokKind::kIdent ? TypeFromName(tok().text) : std::nullopt;
+  if (type.has_value()) {
+    // The common plain array shape skips the general shape grammar.
+    shape.emplace();
+    if (!ParseSimpleShape(*type, &*shape)) XLITE_RETURN_IF_ERROR(ParseShape(&*shape));
+  } else if (AtShapeStart()) {
     shape.emplace();
     XLITE_RETURN_IF_ERROR(ParseShape(&*shape));
   }
