@@ -69,18 +69,17 @@ struct InternedLayoutEq {
 };
 
 const Layout* InternLayout(Layout layout) {
-  // A dump uses a handful of layouts over and over: a small per-thread cache
-  // of recent ones skips the lock and the hash (entries are never freed).
-  constexpr int kCacheSize = 8;
-  thread_local const Layout* cache[kCacheSize] = {};
-  thread_local int next_slot = 0;
-  for (const Layout* cached : cache) {
-    if (cached != nullptr && cached->minor_to_major == layout.minor_to_major) return cached;
-  }
-  const Layout* interned = InternLayoutLocked(std::move(layout));
-  cache[next_slot] = interned;
-  next_slot = (next_slot + 1) % kCacheSize;
-  return interned;
+  // A dump uses a handful of layouts over and over: a per-thread
+  // direct-mapped cache of interned ones (never freed) skips the lock and the
+  // set lookup for all but the first use of each.
+  constexpr int kCacheBits = 6;
+  thread_local const Layout* cache[1 << kCacheBits] = {};
+  uint64_t h = layout.minor_to_major.size();
+  for (int64_t d : layout.minor_to_major) h = h * 31 + static_cast<uint64_t>(d);
+  const Layout*& slot = cache[(h * 0x9e3779b97f4a7c15ull) >> (64 - kCacheBits)];
+  if (slot != nullptr && slot->minor_to_major == layout.minor_to_major) return slot;
+  slot = InternLayoutLocked(std::move(layout));
+  return slot;
 }
 
 const Layout* InternLayoutLocked(Layout layout) {
