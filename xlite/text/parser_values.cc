@@ -339,8 +339,11 @@ bool ScanDigitList(const char*& p, const char* end, char close, DimVector* value
   while (true) {
     const char* start = p;
     int64_t v = 0;
-    while (p < end && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0');
-    if (p == start || p - start > 18 || p >= end) return false;
+    while (p < end && *p >= '0' && *p <= '9') {
+      if (p - start == 18) return false;  // 18 digits always fit in int64_t
+      v = v * 10 + (*p++ - '0');
+    }
+    if (p == start || p >= end) return false;
     values->push_back(v);
     if (*p == close) {
       ++p;
