@@ -87,6 +87,24 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
   CheckAsyncPairing(inst, errors);
 }
 
+// Each async computation is started by one async-start (XLA's verifier
+// requires it: the computation's runtime state belongs to that start).
+// `starts` remembers the first start of each computation seen.
+void CheckAsyncStartCaller(
+    const HloInstruction& inst,
+    absl::flat_hash_map<const HloComputation*, const HloInstruction*>& starts,
+    ErrorSink& errors) {
+  const HloComputation* callee = inst.to_apply();
+  if (callee == nullptr) return;
+  auto [it, inserted] = starts.emplace(callee, &inst);
+  if (!inserted) {
+    errors.Add(inst, absl::StrCat("starts async computation %", callee->name(), ", which %",
+                                  it->second->name(),
+                                  " already starts (an async computation has one async-start "
+                                  "caller)"));
+  }
+}
+
 void CheckComputationNames(const HloModule& module, ErrorSink& errors) {
   absl::flat_hash_set<absl::string_view> names;
   names.reserve(module.computations().size());
@@ -106,11 +124,15 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOp
   if (module.entry_computation() == nullptr) errors.AddModule("has no entry computation");
   verifier::CheckComputationNames(module, errors);
   verifier::InstructionPositions positions(module);
+  absl::flat_hash_map<const HloComputation*, const HloInstruction*> async_starts;
   for (const auto& comp : module.computations()) {
     verifier::CheckComputationStructure(
         *comp, positions,
         [&](const HloInstruction& inst) {
           verifier::CheckInstruction(inst, module, options, errors);
+          if (inst.opcode() == HloOpcode::kAsyncStart) {
+            verifier::CheckAsyncStartCaller(inst, async_starts, errors);
+          }
         },
         errors);
   }

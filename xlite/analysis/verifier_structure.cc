@@ -3,7 +3,7 @@
 // control edges inside the computation, and no cycle through them.
 #include <deque>
 
-#include "absl/container/flat_hash_set.h"
+#include "xlite/base/name_hash.h"
 #include "xlite/analysis/verifier_internal.h"
 
 namespace xlite::verifier {
@@ -126,7 +126,7 @@ void CheckComputationStructure(const HloComputation& comp, InstructionPositions&
                                ErrorSink& errors) {
   size_t n = comp.instructions().size();
   positions.Begin(comp);
-  absl::flat_hash_set<absl::string_view> names;
+  NameSet names;
   names.reserve(n);
   bool forward_edge = false;
   int64_t parameters = 0;

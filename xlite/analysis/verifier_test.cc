@@ -368,6 +368,158 @@ ENTRY %main {
             "");
 }
 
+// Builds a one-computation module around `b`'s computation.
+std::unique_ptr<HloModule> ModuleOf(HloBuilder& b) {
+  std::vector<std::unique_ptr<HloComputation>> comps;
+  comps.push_back(b.Build());
+  return MakeModule("m", std::move(comps));
+}
+
+TEST(VerifierTest, ReportsNegativeParameterNumber) {
+  HloBuilder b("main");
+  b.AddParameter(-1, Shape(PrimitiveType::F32, {}), "x");
+  std::unique_ptr<HloModule> module = ModuleOf(b);
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("%x in computation %main: parameter number -1 is negative"));
+}
+
+TEST(VerifierTest, ReportsMissingOrForeignRoot) {
+  std::unique_ptr<HloModule> module = Parse(absl::StrCat(kAdd, R"(
+ENTRY %main {
+  ROOT %p = f32[] parameter(0)
+})"));
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  entry->set_root_instruction(nullptr);
+  EXPECT_THAT(Errors(*module), HasSubstr("computation %main: has no root instruction"));
+  entry->set_root_instruction(module->computations()[0]->root_instruction());
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("computation %main: root instruction belongs to another computation"));
+}
+
+TEST(VerifierTest, ReportsMissingEntryComputation) {
+  std::unique_ptr<HloModule> module = Parse("ENTRY %main { ROOT %p = f32[] parameter(0) }");
+  ASSERT_NE(module, nullptr);
+  module->set_entry_computation(nullptr);
+  EXPECT_EQ(Errors(*module), "module: has no entry computation");
+}
+
+TEST(VerifierTest, ReportsNonPositiveReplicaCount) {
+  std::unique_ptr<HloModule> module = Parse("ENTRY %main { ROOT %p = f32[] parameter(0) }");
+  ASSERT_NE(module, nullptr);
+  module->config().replica_count = 0;
+  EXPECT_EQ(Errors(*module), "module: replica_count=0 and num_partitions=1 must be positive");
+  module->config().replica_count = 1;
+  module->config().num_partitions = -2;
+  EXPECT_EQ(Errors(*module), "module: replica_count=1 and num_partitions=-2 must be positive");
+}
+
+TEST(VerifierTest, ReportsAliasOfMissingOutputIndex) {
+  std::unique_ptr<HloModule> module = Parse("ENTRY %main { ROOT %p = f32[] parameter(0) }");
+  ASSERT_NE(module, nullptr);
+  InputOutputAlias alias;
+  alias.output_index = {5};
+  alias.parameter = 0;
+  module->config().input_output_alias.push_back(alias);
+  EXPECT_EQ(Errors(*module), "module: input_output_alias names output index {5} of f32[]");
+}
+
+TEST(VerifierTest, ReportsCallOfComputationOutsideTheModule) {
+  std::unique_ptr<HloModule> module = Parse(absl::StrCat(kAdd, R"(
+ENTRY %main {
+  %a = f32[] parameter(0)
+  ROOT %c = f32[] call(%a, %a), to_apply=%add
+})"));
+  ASSERT_NE(module, nullptr);
+  HloBuilder outside("outside");
+  HloInstruction* x = outside.AddParameter(0, Shape(PrimitiveType::F32, {}));
+  HloInstruction* y = outside.AddParameter(1, Shape(PrimitiveType::F32, {}));
+  outside.AddInstruction(HloOpcode::kAdd, Shape(PrimitiveType::F32, {}), {x, y});
+  std::unique_ptr<HloComputation> foreign = outside.Build();
+  module->entry_computation()->root_instruction()->set_called_computation(0, foreign.get());
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("%c in computation %main: calls a computation that is not in the "
+                        "module"));
+}
+
+TEST(VerifierTest, ReportsMalformedReplicaGroupForms) {
+  std::unique_ptr<HloModule> module = Parse(absl::StrCat("HloModule m, replica_count=4\n", kAdd, R"(
+ENTRY %main {
+  %p = f32[4] parameter(0)
+  ROOT %r = f32[4] all-reduce(%p), replica_groups={{0,1},{2,3}}, to_apply=%add
+})"));
+  ASSERT_NE(module, nullptr);
+  ReplicaGroups& groups = module->entry_computation()
+                              ->root_instruction()
+                              ->mutable_attrs<CollectiveAttrs>()
+                              ->replica_groups;
+  groups.groups = {{}, {}};
+  EXPECT_THAT(Errors(*module), HasSubstr("%r in computation %main: replica_groups contains an "
+                                         "empty group"));
+  groups = ReplicaGroups();
+  groups.is_iota = true;
+  groups.num_groups = 3;
+  groups.group_size = 2;
+  groups.iota_reshape = {4};
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("iota replica_groups [3,2] does not match its 4 devices"));
+  groups = ReplicaGroups();
+  groups.mesh_axes = {{"a", 2}, {"b", 2}};
+  groups.mesh_selected = {2};
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("mesh replica_groups select axis 2 twice or outside [0, 2)"));
+  groups.mesh_selected = {0, 0};
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("mesh replica_groups select axis 0 twice or outside [0, 2)"));
+  groups.mesh_axes = {{"a", 0}, {"b", 2}};
+  groups.mesh_selected = {1};
+  EXPECT_THAT(Errors(*module), HasSubstr("mesh axis 'a' has invalid size 0"));
+}
+
+constexpr char kAsyncBodies[] = R"(
+%wrapped (w: f32[4]) -> f32[4] {
+  %w = f32[4] parameter(0)
+  ROOT %n = f32[4] negate(%w)
+}
+
+%other (v: f32[4]) -> f32[4] {
+  %v = f32[4] parameter(0)
+  ROOT %a = f32[4] abs(%v)
+}
+)";
+
+TEST(VerifierTest, ReportsAsyncDoneOfAnotherComputation) {
+  std::unique_ptr<HloModule> module = Parse(absl::StrCat(kAsyncBodies, R"(
+ENTRY %main {
+  %p = f32[4] parameter(0)
+  %s = ((f32[4]), f32[4], s32[]) async-start(%p), calls=%wrapped
+  ROOT %d = f32[4] async-done(%s), calls=%wrapped
+})"));
+  ASSERT_NE(module, nullptr);
+  module->entry_computation()->root_instruction()->set_called_computation(
+      0, module->GetComputation("other"));
+  EXPECT_THAT(Errors(*module), HasSubstr("%d in computation %main: wraps a different "
+                                         "computation than its operand %s"));
+}
+
+TEST(VerifierTest, ReportsAsyncComputationWithTwoStarts) {
+  const std::string text = absl::StrCat(kAsyncBodies, R"(
+ENTRY %main {
+  %p = f32[4] parameter(0)
+  %s1 = ((f32[4]), f32[4], s32[]) async-start(%p), calls=%wrapped
+  %d1 = f32[4] async-done(%s1), calls=%wrapped
+  %s2 = ((f32[4]), f32[4], s32[]) async-start(%d1), calls=%)");
+  EXPECT_EQ(VerifyErrors(absl::StrCat(text, R"(other
+  ROOT %d2 = f32[4] async-done(%s2), calls=%other
+})")),
+            "");
+  EXPECT_EQ(VerifyErrors(absl::StrCat(text, R"(wrapped
+  ROOT %d2 = f32[4] async-done(%s2), calls=%wrapped
+})")),
+            "%s2 in computation %main: starts async computation %wrapped, which %s1 already "
+            "starts (an async computation has one async-start caller)");
+}
+
 TEST(VerifierTest, VerifyModuleJoinsErrors) {
   absl::Status status = VerifyModule(*Parse(R"(ENTRY %main {
   %a = f32[2] parameter(0)

@@ -53,6 +53,8 @@ const LayoutExtras& DefaultExtras() {
 
 // Interned extras-free layouts. Entries are never freed: the set of distinct
 // minor_to_major orders in a process is small.
+const Layout* InternLayoutLocked(Layout layout);
+
 struct InternedLayoutHash {
   using is_transparent = void;
   size_t operator()(const Layout* l) const {
@@ -67,6 +69,20 @@ struct InternedLayoutEq {
 };
 
 const Layout* InternLayout(Layout layout) {
+  // A dump uses a handful of layouts over and over: a per-thread
+  // direct-mapped cache of interned ones (never freed) skips the lock and the
+  // set lookup for all but the first use of each.
+  constexpr int kCacheBits = 6;
+  thread_local const Layout* cache[1 << kCacheBits] = {};
+  uint64_t h = layout.minor_to_major.size();
+  for (int64_t d : layout.minor_to_major) h = h * 31 + static_cast<uint64_t>(d);
+  const Layout*& slot = cache[(h * 0x9e3779b97f4a7c15ull) >> (64 - kCacheBits)];
+  if (slot != nullptr && slot->minor_to_major == layout.minor_to_major) return slot;
+  slot = InternLayoutLocked(std::move(layout));
+  return slot;
+}
+
+const Layout* InternLayoutLocked(Layout layout) {
   static std::mutex* const mu = new std::mutex();
   static auto* const set =
       new absl::flat_hash_set<const Layout*, InternedLayoutHash, InternedLayoutEq>();

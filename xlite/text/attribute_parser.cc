@@ -22,17 +22,6 @@ T* Record(const std::unique_ptr<OpAttrs>& record) {
   return typed;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // Splits `text` on `sep` into integers; false when a piece is not one.
 bool SplitInts(std::string_view text, char sep, std::vector<int64_t>* out) {
   out->clear();
@@ -55,29 +44,16 @@ bool SplitInts(std::string_view text, char sep, std::vector<int64_t>* out) {
 
 }  // namespace
 
-absl::Status HloTextParser::ParseEnum(std::initializer_list<std::string_view> names,
-                                      int* index, bool ignore_case,
-                                      std::string_view prefix) {
+absl::Status HloTextParser::ParseEnum(const EnumSpelling& spelling, int* index) {
   if (kind() != TokKind::kIdent) return Expected("an enumerator");
-  std::string_view text = tok().text;
-  if (ignore_case && text.size() > prefix.size() &&
-      EqualsIgnoreCase(text.substr(0, prefix.size()), prefix)) {
-    text.remove_prefix(prefix.size());
+  int found = FindEnumName(spelling, tok().text);
+  if (found < 0) {
+    return Error(Cat("unknown value '", tok().text, "' (expected one of ",
+                     EnumNameList(spelling), ")"));
   }
-  int i = 0;
-  std::string allowed;
-  for (std::string_view name : names) {
-    if (ignore_case ? EqualsIgnoreCase(text, name) : text == name) {
-      *index = i;
-      Advance();
-      return absl::OkStatus();
-    }
-    allowed.append(i == 0 ? "" : ", ");
-    allowed.append(prefix);
-    allowed.append(name);
-    ++i;
-  }
-  return Error(Cat("unknown value '", tok().text, "' (expected one of ", allowed, ")"));
+  *index = found;
+  Advance();
+  return absl::OkStatus();
 }
 
 absl::Status HloTextParser::ParseAttributes(std::initializer_list<AttrSpec> specs,
@@ -565,10 +541,9 @@ absl::Status HloTextParser::ParsePrecisionList(std::vector<Precision>* precision
   precision->clear();
   XLITE_RETURN_IF_ERROR(
       ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
-        int index;
-        XLITE_RETURN_IF_ERROR(
-            ParseEnum({"default", "high", "highest", "packed_nibble"}, &index, true));
-        precision->push_back(static_cast<Precision>(index));
+        Precision p;
+        XLITE_RETURN_IF_ERROR(ParseEnum(&p));
+        precision->push_back(p);
         return absl::OkStatus();
       }));
   // All-default is stored as empty, the form the printer leaves out.
@@ -701,13 +676,6 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
   auto attrs = [&](std::initializer_list<AttrSpec> specs) {
     return finish(ParseAttributes(specs, common, offset, extra));
   };
-  auto enum_into = [&](std::initializer_list<std::string_view> names, auto* field,
-                       bool ignore_case = false, std::string_view prefix = "") {
-    int index;
-    XLITE_RETURN_IF_ERROR(ParseEnum(names, &index, ignore_case, prefix));
-    *field = static_cast<std::remove_pointer_t<decltype(field)>>(index);
-    return absl::OkStatus();
-  };
 
   switch (attrs_kind) {
     case AttrsKind::kParameter: {
@@ -751,11 +719,11 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     case AttrsKind::kCompare: {
       auto* a = Record<CompareAttrs>(record);
       auto direction = [&] {
-        return enum_into({"EQ", "NE", "GE", "GT", "LE", "LT"}, &a->direction);
+        return ParseEnum(&a->direction);
       };
       auto type = [&]() -> absl::Status {
         ComparisonType t;
-        XLITE_RETURN_IF_ERROR(enum_into({"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"}, &t));
+        XLITE_RETURN_IF_ERROR(ParseEnum(&t));
         // A spelled-out default is the default: the printer leaves it out.
         bool is_default = inst->operand_count() > 0 &&
                           t == DefaultComparisonType(inst->operand(0)->shape().element_type());
@@ -893,7 +861,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     }
     case AttrsKind::kFft: {
       auto* a = Record<FftAttrs>(record);
-      auto type = [&] { return enum_into({"FFT", "IFFT", "RFFT", "IRFFT"}, &a->type); };
+      auto type = [&] { return ParseEnum(&a->type); };
       auto length = [&] { return ParseIntList(&a->length); };
       return attrs({{"fft_type", kRequired, type}, {"fft_length", kRequired, length}});
     }
@@ -902,9 +870,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
       auto left = [&] { return ParseBool(&a->left_side); };
       auto lower = [&] { return ParseBool(&a->lower); };
       auto unit = [&] { return ParseBool(&a->unit_diagonal); };
-      auto transpose = [&] {
-        return enum_into({"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}, &a->transpose_a);
-      };
+      auto transpose = [&] { return ParseEnum(&a->transpose_a); };
       return attrs({{"left_side", kOptional, left}, {"lower", kOptional, lower},
                     {"unit_diagonal", kOptional, unit},
                     {"transpose_a", kOptional, transpose}});
@@ -929,12 +895,10 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     case AttrsKind::kRng: {
       auto* a = Record<RngAttrs>(record);
       if (op == O::kRng) {
-        auto d = [&] { return enum_into({"rng_uniform", "rng_normal"}, &a->distribution); };
+        auto d = [&] { return ParseEnum(&a->distribution); };
         return attrs({{"distribution", kRequired, d}});
       }
-      auto alg = [&] {
-        return enum_into({"rng_default", "rng_three_fry", "rng_philox"}, &a->algorithm);
-      };
+      auto alg = [&] { return ParseEnum(&a->algorithm); };
       return attrs({{"algorithm", kRequired, alg}});
     }
     case AttrsKind::kCollective: {
@@ -1020,7 +984,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     }
     case AttrsKind::kFusion: {
       auto* a = Record<FusionAttrs>(record);
-      auto fusion_kind = [&] { return enum_into({"kLoop", "kInput", "kOutput", "kCustom"}, &a->kind); };
+      auto fusion_kind = [&] { return ParseEnum(&a->kind); };
       auto calls = [&] { return ParseComputationRef(&to_apply); };
       auto aliasing = [&] { return ParseOutputOperandAliasing(&a->output_to_operand_aliasing); };
       XLITE_RETURN_IF_ERROR(finish(ParseAttributes({{"kind", kRequired, fusion_kind},
@@ -1034,11 +998,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     case AttrsKind::kCustomCall: {
       auto* a = Record<CustomCallAttrs>(record);
       auto target = [&] { return ParseString(&a->target); };
-      auto api = [&] {
-        return enum_into({"ORIGINAL", "STATUS_RETURNING", "STATUS_RETURNING_UNIFIED",
-                          "TYPED_FFI"},
-                         &a->api_version, true, "API_VERSION_");
-      };
+      auto api = [&] { return ParseEnum(&a->api_version); };
       auto side_effect = [&] { return ParseBool(&a->has_side_effect); };
       auto layouts = [&]() -> absl::Status {
         std::vector<Shape> shapes;
@@ -1047,9 +1007,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
         return absl::OkStatus();
       };
       auto aliasing = [&] { return ParseOutputOperandAliasing(&a->output_to_operand_aliasing); };
-      auto schedule = [&] {
-        return enum_into({"NONE", "LATEST", "EARLIEST"}, &a->schedule, true, "SCHEDULE_");
-      };
+      auto schedule = [&] { return ParseEnum(&a->schedule); };
       auto window = [&]() -> absl::Status {
         Window w;
         XLITE_RETURN_IF_ERROR(ParseWindow(&w));
@@ -1066,7 +1024,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
       auto bgc = [&] { return ParseInt(&a->batch_group_count); };
       auto padding_type = [&]() -> absl::Status {
         PaddingType t;
-        XLITE_RETURN_IF_ERROR(enum_into({"PADDING_VALID", "PADDING_SAME"}, &t));
+        XLITE_RETURN_IF_ERROR(ParseEnum(&t));
         a->padding_type = t;
         return absl::OkStatus();
       };

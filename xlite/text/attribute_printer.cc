@@ -2,6 +2,7 @@
 // operand list and the shared attributes), in XLA's printing order; default
 // values are left out as XLA does.
 #include "xlite/ir/computation.h"
+#include "xlite/ir/attribute_names.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
@@ -109,12 +110,11 @@ void PrecisionAttrs(const PrecisionConfig& p, std::string* out) {
   bool any = false;
   for (Precision x : p.operand_precision) any = any || x != Precision::kDefault;
   if (any) {
-    static constexpr const char* kNames[] = {"default", "high", "highest", "packed_nibble"};
     std::string* o = Attr("operand_precision", out);
     o->push_back('{');
     for (size_t i = 0; i < p.operand_precision.size(); ++i) {
       if (i > 0) o->push_back(',');
-      o->append(kNames[static_cast<int>(p.operand_precision[i])]);
+      AppendEnumName(p.operand_precision[i], o);
     }
     o->push_back('}');
   }
@@ -220,8 +220,7 @@ void CustomCallAttrsText(const CustomCallAttrs& a, std::string* out) {
   if (a.feature_group_count != 1) IntAttr("feature_group_count", a.feature_group_count, out);
   if (a.batch_group_count != 1) IntAttr("batch_group_count", a.batch_group_count, out);
   if (a.padding_type) {
-    Attr("padding_type", out)->append(*a.padding_type == PaddingType::kValid ? "PADDING_VALID"
-                                                                             : "PADDING_SAME");
+    AppendEnumName(*a.padding_type, Attr("padding_type", out));
   }
   PrecisionAttrs(a.precision, out);
   if (a.operand_layout_constraints) {
@@ -242,15 +241,10 @@ void CustomCallAttrsText(const CustomCallAttrs& a, std::string* out) {
   }
   AliasingAttr(a.output_to_operand_aliasing, out);
   if (a.schedule != CustomCallSchedule::kNone) {
-    Attr("schedule", out)->append(a.schedule == CustomCallSchedule::kLatest
-                                      ? "SCHEDULE_LATEST"
-                                      : "SCHEDULE_EARLIEST");
+    AppendEnumName(a.schedule, Attr("schedule", out));
   }
   if (a.api_version != CustomCallApiVersion::kOriginal) {
-    static constexpr const char* kNames[] = {
-        "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
-        "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
-    Attr("api_version", out)->append(kNames[static_cast<int>(a.api_version)]);
+    AppendEnumName(a.api_version, Attr("api_version", out));
   }
 }
 
@@ -302,14 +296,12 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
     }
     case AttrsKind::kCompare: {
       const auto& a = inst.attrs<CompareAttrs>();
-      static constexpr const char* kDirections[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
-      Attr("direction", out)->append(kDirections[static_cast<int>(a.direction)]);
+      AppendEnumName(a.direction, Attr("direction", out));
       if (a.type) {
         PrimitiveType t = inst.operand_count() > 0 ? inst.operand(0)->shape().element_type()
                                                    : PrimitiveType::PRIMITIVE_TYPE_INVALID;
         if (*a.type != DefaultComparisonType(t)) {
-          static constexpr const char* kTypes[] = {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
-          Attr("type", out)->append(kTypes[static_cast<int>(*a.type)]);
+          AppendEnumName(*a.type, Attr("type", out));
         }
       }
       return;
@@ -415,17 +407,15 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
     }
     case AttrsKind::kFft: {
       const auto& a = inst.attrs<FftAttrs>();
-      static constexpr const char* kTypes[] = {"FFT", "IFFT", "RFFT", "IRFFT"};
-      Attr("fft_type", out)->append(kTypes[static_cast<int>(a.type)]);
+      AppendEnumName(a.type, Attr("fft_type", out));
       ListAttr("fft_length", a.length, out);
       return;
     }
     case AttrsKind::kTriangularSolve: {
       const auto& a = inst.attrs<TriangularSolveAttrs>();
-      static constexpr const char* kTranspose[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
       TrueAttr("left_side", a.left_side, out);
       TrueAttr("lower", a.lower, out);
-      Attr("transpose_a", out)->append(kTranspose[static_cast<int>(a.transpose_a)]);
+      AppendEnumName(a.transpose_a, Attr("transpose_a", out));
       TrueAttr("unit_diagonal", a.unit_diagonal, out);
       return;
     }
@@ -444,12 +434,9 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
     case AttrsKind::kRng: {
       const auto& a = inst.attrs<RngAttrs>();
       if (op == O::kRng) {
-        Attr("distribution", out)->append(a.distribution == RandomDistribution::kUniform
-                                              ? "rng_uniform"
-                                              : "rng_normal");
+        AppendEnumName(a.distribution, Attr("distribution", out));
       } else {
-        static constexpr const char* kNames[] = {"rng_default", "rng_three_fry", "rng_philox"};
-        Attr("algorithm", out)->append(kNames[static_cast<int>(a.algorithm)]);
+        AppendEnumName(a.algorithm, Attr("algorithm", out));
       }
       return;
     }
@@ -472,8 +459,7 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
     }
     case AttrsKind::kFusion: {
       const auto& a = inst.attrs<FusionAttrs>();
-      static constexpr const char* kKinds[] = {"kLoop", "kInput", "kOutput", "kCustom"};
-      Attr("kind", out)->append(kKinds[static_cast<int>(a.kind)]);
+      AppendEnumName(a.kind, Attr("kind", out));
       AliasingAttr(a.output_to_operand_aliasing, out);
       return;
     }

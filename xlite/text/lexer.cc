@@ -5,15 +5,10 @@
 #include <utility>
 
 namespace xlite {
-namespace {
 
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // Names and identifiers make up most of the text, so their characters are
 // classified by one table load rather than a chain of comparisons.
-constexpr auto kIdentChars = [] {
+constexpr std::array<bool, 256> kNameChars = [] {
   std::array<bool, 256> table{};
   for (int c = 0; c < 256; ++c) {
     table[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -21,7 +16,14 @@ constexpr auto kIdentChars = [] {
   }
   return table;
 }();
-bool IsIdentChar(char c) { return kIdentChars[static_cast<unsigned char>(c)]; }
+
+namespace {
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsIdentChar(char c) { return IsNameChar(c); }
 bool IsHexDigit(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -193,15 +195,19 @@ void Lexer::LexToken(Token* tok) {
 
 void Lexer::LexIdentifier(Token* tok, size_t start) {
   const size_t n = text_.size();
+  while (pos_ < n && IsIdentChar(text_[pos_])) ++pos_;
+  // Dim labels (`bf01_oi01->bf01`) read as an identifier up to the `-` of
+  // their arrow (or up to a `?` dimension), so only such runs are tried.
   size_t end;
   char c = text_[start];
-  if ((c == 'b' || c == 'f') && LexDimLabels(start, &end)) {
+  if ((c == 'b' || c == 'f') && pos_ < n &&
+      ((text_[pos_] == '>' && text_[pos_ - 1] == '-') || text_[pos_] == '?') &&
+      LexDimLabels(start, &end)) {
     pos_ = end;
     tok->kind = TokKind::kDimLabels;
     tok->text = text_.substr(start, end - start);
     return;
   }
-  while (pos_ < n && IsIdentChar(text_[pos_])) ++pos_;
   std::string_view ident = text_.substr(start, pos_ - start);
   tok->text = ident;
   if (ident == "inf") {

@@ -4,6 +4,7 @@
 #ifndef XLITE_TEXT_LEXER_H_
 #define XLITE_TEXT_LEXER_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +26,10 @@ enum class TokKind : uint8_t {
   kEqual, kComma, kColon, kStar, kHash, kPlus, kTilde, kLbracket, kRbracket,
   kLbrace, kRbrace, kLparen, kRparen, kArrow, kLeq, kQuestion, kEllipsis,
 };
+
+// Bytes that may continue a name or identifier: [A-Za-z0-9_.-].
+extern const std::array<bool, 256> kNameChars;
+inline bool IsNameChar(char c) { return kNameChars[static_cast<unsigned char>(c)]; }
 
 struct Token {
   TokKind kind = TokKind::kEof;
@@ -58,6 +63,12 @@ class Lexer {
   bool ScanBraceBlock(std::string_view* block);
 
   std::string_view text() const { return text_; }
+  // Continues lexing at byte `pos` (after the parser read bytes itself) and
+  // makes the token there current.
+  const Token& ResetTo(size_t pos) {
+    pos_ = pos;
+    return Next();
+  }
 
  private:
   void LexToken(Token* tok);

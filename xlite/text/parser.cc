@@ -159,8 +159,9 @@ absl::Status HloTextParser::ParseHeaderAttribute(std::string_view name, HloModul
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kComma, "','"));
       XLITE_RETURN_IF_ERROR(ParseIntList(&alias.parameter_index));
       if (Consume(TokKind::kComma)) {
+        static constexpr std::string_view kKinds[] = {"may-alias", "must-alias"};
         int index;
-        XLITE_RETURN_IF_ERROR(ParseEnum({"may-alias", "must-alias"}, &index));
+        XLITE_RETURN_IF_ERROR(ParseEnum(EnumSpelling{kKinds, "", false}, &index));
         alias.must_alias = index == 1;
       }
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));
@@ -371,7 +372,13 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
     return Expected("an instruction");
   }
   std::optional<Shape> shape;
-  if (AtShapeStart()) {
+  std::optional<PrimitiveType> type =
+      kind() == TokKind::kIdent ? TypeFromName(tok().text) : std::nullopt;
+  if (type.has_value()) {
+    // The common plain array shape skips the general shape grammar.
+    shape.emplace();
+    if (!ParseSimpleShape(*type, &*shape)) XLITE_RETURN_IF_ERROR(ParseShape(&*shape));
+  } else if (AtShapeStart()) {
     shape.emplace();
     XLITE_RETURN_IF_ERROR(ParseShape(&*shape));
   }
@@ -444,19 +451,17 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     XLITE_RETURN_IF_ERROR(ParseLiteral(inst->shape(), &*literal, &elided));
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')' after the literal"));
   } else {
-    std::vector<HloInstruction*> operands;
-    XLITE_RETURN_IF_ERROR(ParseOperands(scope, &operands));
+    XLITE_RETURN_IF_ERROR(ParseOperands(scope, inst.get()));
+    const int64_t count = inst->operand_count();
     int arity = OpcodeArity(*opcode);
-    if (arity != kVariadic && static_cast<int>(operands.size()) != arity) {
+    if (arity != kVariadic && count != arity) {
       return ErrorAt(opcode_offset, Cat(opcode_text, " expects ", arity, " operand",
-                                        arity == 1 ? "" : "s", ", got ", operands.size()));
+                                        arity == 1 ? "" : "s", ", got ", count));
     }
     if ((*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) &&
-        operands.size() != 1) {
-      return ErrorAt(opcode_offset, Cat(opcode_text, " expects 1 operand, got ",
-                                        operands.size()));
+        count != 1) {
+      return ErrorAt(opcode_offset, Cat(opcode_text, " expects 1 operand, got ", count));
     }
-    for (HloInstruction* operand : operands) inst->AppendOperand(operand);
   }
 
   if (wrapped_opcode && *opcode == HloOpcode::kAsyncStart) {
@@ -525,8 +530,41 @@ void HloTextParser::NameAnonymousInstructions(Scope* scope) {
   }
 }
 
-absl::Status HloTextParser::ParseOperands(Scope* scope,
-                                          std::vector<HloInstruction*>* operands) {
+// Most operand lists are `(%a, %b, ...)` with every name already defined:
+// read straight from the bytes. Anything else (shapes, comments, nested
+// instructions, unknown names, odd spacing) goes to the general path.
+bool HloTextParser::ParseSimpleOperands(Scope* scope, HloInstruction* inst) {
+  const std::string_view text = lexer_.text();
+  const char* p = text.data() + tok().offset + 1;  // after `(`
+  const char* end = text.data() + text.size();
+  absl::InlinedVector<HloInstruction*, 8> found;
+  if (p < end && *p == ')') {
+    ++p;
+  } else {
+    while (true) {
+      if (p >= end || *p != '%') return false;
+      const char* start = ++p;
+      while (p < end && IsNameChar(*p)) ++p;
+      if (p == start || p >= end) return false;
+      auto it = scope->names.find(std::string_view(start, static_cast<size_t>(p - start)));
+      if (it == scope->names.end()) return false;
+      found.push_back(it->second);
+      if (*p == ')') {
+        ++p;
+        break;
+      }
+      if (*p != ',') return false;
+      ++p;
+      while (p < end && *p == ' ') ++p;
+    }
+  }
+  for (HloInstruction* operand : found) inst->AppendOperand(operand);
+  lexer_.ResetTo(static_cast<size_t>(p - text.data()));
+  return true;
+}
+
+absl::Status HloTextParser::ParseOperands(Scope* scope, HloInstruction* inst) {
+  if (kind() == TokKind::kLparen && ParseSimpleOperands(scope, inst)) return absl::OkStatus();
   return ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
     std::optional<Shape> written;
     size_t offset = tok().offset;
@@ -540,7 +578,7 @@ absl::Status HloTextParser::ParseOperands(Scope* scope,
       if (kind() == TokKind::kIdent && lexer_.Peek().kind == TokKind::kLparen) {
         HloInstruction* nested = nullptr;
         XLITE_RETURN_IF_ERROR(ParseNestedOperand(scope, std::move(written), &nested));
-        operands->push_back(nested);
+        inst->AppendOperand(nested);
         return absl::OkStatus();
       }
       return Error(Cat("undefined operand '", tok().text, "'"));
@@ -549,7 +587,7 @@ absl::Status HloTextParser::ParseOperands(Scope* scope,
       return ErrorAt(offset, Cat("operand shape ", written->ToString(), " differs from ",
                                  it->second->shape().ToString(), " of '", tok().text, "'"));
     }
-    operands->push_back(it->second);
+    inst->AppendOperand(it->second);
     Advance();
     return absl::OkStatus();
   });
@@ -660,6 +698,7 @@ HloComputation* HloTextParser::AddSyntheticComputation(std::unique_ptr<HloComput
 }
 
 void HloTextParser::NameSyntheticComputations() {
+  if (synthetic_.empty()) return;
   absl::flat_hash_set<std::string> used;
   for (const auto& [name, computation] : computations_) used.insert(std::string(name));
   for (auto& [computation, base] : synthetic_) {

@@ -19,6 +19,8 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "xlite/base/name_hash.h"
+#include "xlite/ir/attribute_names.h"
 #include "xlite/ir/module.h"
 #include "xlite/text/lexer.h"
 #include "xlite/text/parser.h"
@@ -39,32 +41,6 @@ std::string Cat(const Args&... args) {
   (AppendPiece(&out, args), ...);
   return out;
 }
-
-// Hash of names, looked up once per instruction and operand: eight bytes at a
-// time through a 128-bit multiply fold (the mixing absl uses), which beats
-// absl's general string hash on these short keys.
-struct NameHash {
-  size_t operator()(std::string_view s) const {
-    uint64_t h = kSeed ^ s.size();
-    const char* p = s.data();
-    size_t n = s.size();
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t word;
-      std::memcpy(&word, p, 8);
-      h = Mix(h ^ word);
-    }
-    uint64_t tail = 0;
-    for (size_t i = 0; i < n; ++i) tail |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    return Mix(h ^ tail);
-  }
-  static constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ull;
-  static uint64_t Mix(uint64_t x) {
-    unsigned __int128 m = static_cast<unsigned __int128>(x) * kSeed;
-    return static_cast<uint64_t>(m >> 64) ^ static_cast<uint64_t>(m);
-  }
-};
-template <typename V>
-using NameMap = absl::flat_hash_map<std::string_view, V, NameHash>;
 
 // Element type named by an identifier token, without a hash lookup (the
 // parser asks this for every identifier that may start a shape).
@@ -144,6 +120,9 @@ class HloTextParser {
   absl::Status ParseIntListList(std::vector<std::vector<int64_t>>* values);
   absl::Status ParseBoolList(std::vector<bool>* values);
   absl::Status ParseShape(Shape* shape);
+  // `type[d,...]{m,...}` without spaces or extras, read from the bytes;
+  // false (nothing consumed) for any other form.
+  bool ParseSimpleShape(PrimitiveType type, Shape* shape);
   absl::Status ParseLayout(Shape* shape);
   absl::Status ParseLayoutExtras(Layout* layout);
   absl::Status ParseShapeList(std::vector<Shape>* shapes);  // `{s, s}`
@@ -197,9 +176,15 @@ class HloTextParser {
   absl::Status ParseComputationRef(HloComputation** computation);
   absl::Status ParseComputationList(std::vector<HloComputation*>* computations);
   absl::Status ParseControlPredecessors(HloInstruction* inst);
-  // An enumerator spelled as one of `names` (index returned).
-  absl::Status ParseEnum(std::initializer_list<std::string_view> names, int* index,
-                         bool ignore_case = false, std::string_view prefix = "");
+  // An enumerator written as `spelling` says (index returned).
+  absl::Status ParseEnum(const EnumSpelling& spelling, int* index);
+  template <typename E>
+  absl::Status ParseEnum(E* value) {
+    int index = 0;
+    absl::Status status = ParseEnum(SpellingOf<E>(), &index);
+    if (status.ok()) *value = static_cast<E>(index);
+    return status;
+  }
 
   // ------------------------------------------------ structure (parser.cc)
   absl::Status ParseHeader(HloModule* module);
@@ -218,7 +203,10 @@ class HloTextParser {
   absl::Status ParseNestedOperand(Scope* scope, std::optional<Shape> shape,
                                   HloInstruction** added);
   void NameAnonymousInstructions(Scope* scope);
-  absl::Status ParseOperands(Scope* scope, std::vector<HloInstruction*>* operands);
+  // `(operands)`, appended to `inst`.
+  absl::Status ParseOperands(Scope* scope, HloInstruction* inst);
+  // `(%a, %b)` read from the bytes; false (nothing consumed) for other forms.
+  bool ParseSimpleOperands(Scope* scope, HloInstruction* inst);
   absl::Status InferShape(HloInstruction* inst, size_t offset);
   absl::Status BuildAsyncSugar(HloInstruction* inst, HloOpcode wrapped_opcode,
                                size_t offset, HloInstruction** wrapped);

@@ -139,6 +139,18 @@ TEST(ParserTest, ShapesAndLayouts) {
   EXPECT_FALSE(ParseShape("f32[2]{0,1}").ok());
 }
 
+// Dimensions too long for the byte-level shape path fall back to the token
+// grammar, which keeps 19-digit sizes and refuses ones past int64 (found by
+// the fuzzer as an overflow).
+TEST(ParserTest, LongDimensionsTakeTheGeneralPath) {
+  auto m = Parse("ENTRY %e { ROOT %p = s8[1000000000000000000]{0} parameter(0) }");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->entry_computation()->root_instruction()->shape().dimensions(0),
+            int64_t{1000000000000000000});
+  EXPECT_FALSE(ParseHloModule("ENTRY %e { ROOT %p = s8[20000000000000000000] parameter(0) }")
+                   .ok());
+}
+
 TEST(ParserTest, Constants) {
   auto m = ParseBody(R"(
   %s = s32[2,3] constant({{1, 2, 3}, {4, 5, -6}})

@@ -194,20 +194,49 @@ absl::Status HloTextParser::ParseBoolList(std::vector<bool>* values) {
   });
 }
 
+namespace {
+
+// Open-addressing table of the element type names, probed by a hash of the
+// length and three characters: one or two string compares per lookup.
+class TypeNameTable {
+ public:
+  TypeNameTable() {
+    for (int i = 0; i < kNumPrimitiveTypes; ++i) {
+      PrimitiveType t = static_cast<PrimitiveType>(i);
+      std::string_view name = PrimitiveTypeName(t);
+      if (t == PrimitiveType::TUPLE || name.empty()) continue;
+      size_t slot = Hash(name);
+      while (names_[slot].data() != nullptr) slot = (slot + 1) % kSlots;
+      names_[slot] = name;
+      types_[slot] = t;
+    }
+  }
+  std::optional<PrimitiveType> Find(std::string_view name) const {
+    if (name.size() < 2 || name.size() > 13) return std::nullopt;
+    for (size_t slot = Hash(name); names_[slot].data() != nullptr;
+         slot = (slot + 1) % kSlots) {
+      if (names_[slot] == name) return types_[slot];
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr size_t kSlots = 128;  // over 3x the type count: short probes
+  static size_t Hash(std::string_view name) {
+    size_t h = name.size() * 131 + static_cast<unsigned char>(name[0]) * 31 +
+               static_cast<unsigned char>(name[1]) * 7 +
+               static_cast<unsigned char>(name.back());
+    return h % kSlots;
+  }
+  std::string_view names_[kSlots] = {};
+  PrimitiveType types_[kSlots] = {};
+};
+
+}  // namespace
+
 std::optional<PrimitiveType> TypeFromName(std::string_view name) {
-  // Every type name is 2..13 lowercase characters starting with one of these.
-  if (name.size() < 2 || name.size() > 13) return std::nullopt;
-  switch (name[0]) {
-    case 'p': case 's': case 'u': case 'f': case 'b': case 'c': case 't': case 'o':
-      break;
-    default:
-      return std::nullopt;
-  }
-  for (int i = 0; i < kNumPrimitiveTypes; ++i) {
-    PrimitiveType t = static_cast<PrimitiveType>(i);
-    if (t != PrimitiveType::TUPLE && PrimitiveTypeName(t) == name) return t;
-  }
-  return std::nullopt;
+  static const TypeNameTable* const table = new TypeNameTable();
+  return table->Find(name);
 }
 
 std::optional<HloOpcode> OpcodeFromText(std::string_view name) {
@@ -258,6 +287,7 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
     }
     return Error(Cat("unknown element type '", tok().text, "'"));
   }
+  if (ParseSimpleShape(*type, shape)) return absl::OkStatus();
   Advance();
   DimVector dims;
   absl::InlinedVector<bool, 6> dynamic;
@@ -297,6 +327,67 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Reads `d(,d)*` or nothing up to `close` from `p`; false when anything else
+// (spaces, signs, huge numbers, other bytes) is there.
+bool ScanDigitList(const char*& p, const char* end, char close, DimVector* values) {
+  if (p < end && *p == close) {
+    ++p;
+    return true;
+  }
+  while (true) {
+    const char* start = p;
+    int64_t v = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+      if (p - start == 18) return false;  // 18 digits always fit in int64_t
+      v = v * 10 + (*p++ - '0');
+    }
+    if (p == start || p >= end) return false;
+    values->push_back(v);
+    if (*p == close) {
+      ++p;
+      return true;
+    }
+    if (*p != ',') return false;
+    ++p;
+  }
+}
+
+}  // namespace
+
+// Most shapes in dumps are `type[d,...]` or `type[d,...]{m,...}` written
+// without spaces: those are read straight from the bytes instead of token by
+// token. Anything else is left to the general path (returns false, nothing
+// consumed); the current token is the element type.
+bool HloTextParser::ParseSimpleShape(PrimitiveType type, Shape* shape) {
+  if (!IsArrayType(type)) return false;
+  const std::string_view text = lexer_.text();
+  const char* p = text.data() + tok().offset + tok().text.size();
+  const char* end = text.data() + text.size();
+  if (p >= end || *p != '[') return false;
+  ++p;
+  DimVector dims;
+  if (!ScanDigitList(p, end, ']', &dims)) return false;
+  DimVector minor_to_major;
+  const bool has_layout = p < end && *p == '{';
+  if (has_layout) {
+    ++p;
+    if (!ScanDigitList(p, end, '}', &minor_to_major)) return false;
+    // Checked here so that errors keep coming from the general path.
+    if (minor_to_major.size() != dims.size()) return false;
+    uint64_t seen = 0;
+    for (int64_t d : minor_to_major) {
+      if (d >= static_cast<int64_t>(dims.size()) || d >= 64 || (seen >> d) & 1) return false;
+      seen |= uint64_t{1} << d;
+    }
+  }
+  *shape = Shape(type, dims);
+  if (has_layout) shape->set_layout(Layout(minor_to_major));
+  lexer_.ResetTo(static_cast<size_t>(p - text.data()));
+  return true;
+}
+
 absl::Status HloTextParser::ParseLayout(Shape* shape) {
   size_t offset = tok().offset;
   XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
@@ -316,7 +407,7 @@ absl::Status HloTextParser::ParseLayout(Shape* shape) {
                                         shape->rank()));
   }
   if (shape->IsArray()) {
-    std::vector<bool> seen(layout.minor_to_major.size(), false);
+    absl::InlinedVector<bool, 8> seen(layout.minor_to_major.size(), false);
     for (int64_t d : layout.minor_to_major) {
       if (d >= shape->rank() || seen[d]) {
         return ErrorAt(offset, "layout minor_to_major is not a permutation of the dimensions");

@@ -131,11 +131,22 @@ void AppendComputation(const HloComputation& c, const PrintOptions& options, std
   out->push_back('%');
   out->append(c.name());
   out->append(" (");
+  // Numbers with no parameter (an invalid module the parser still takes)
+  // are left out, so that the signature stays parseable.
+  bool first = true;
   for (int64_t i = 0; i < c.num_parameters(); ++i) {
-    if (i > 0) out->append(", ");
     const HloInstruction* p = c.parameter_instruction(i);
     if (p == nullptr) continue;
-    out->append(p->name());
+    if (!first) out->append(", ");
+    first = false;
+    // Signature names go without `%`, as XLA prints them, unless the bare
+    // name would read as something else (a number, inf, nan).
+    const std::string& name = p->name();
+    char c = name.empty() ? '\0' : name[0];
+    bool bare = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') &&
+                name != "inf" && name != "nan";
+    if (!bare) out->push_back('%');
+    out->append(name);
     out->append(": ");
     p->shape().AppendTo(out, /*print_layout=*/false);
   }

@@ -206,6 +206,39 @@ ENTRY %e (a: f32[]) -> (f32[], f32[], f32[], f32[], f32[], f32[]) {
             "f32[] %a, f32[] %a, f32[] %a, /*index=5*/f32[] %a)");
 }
 
+// A parameter-number gap (invalid, but parsed) must not leave an empty slot
+// in the signature: the printed text has to parse again (found by the fuzzer).
+TEST(PrinterTest, SignatureSkipsMissingParameterNumbers) {
+  auto module = ParseHloModule(R"(ENTRY %e {
+  %q = f32[] parameter(2)
+  ROOT %n = f32[] negate(%q)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::string printed = PrintModule(**module);
+  EXPECT_NE(printed.find("ENTRY %e (q: f32[]) -> f32[] {"), std::string::npos) << printed;
+  auto again = ParseHloModule(printed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrintModule(**again), printed);
+}
+
+// Names that would not lex as a name without `%` keep it in the signature.
+TEST(PrinterTest, SignatureKeepsPercentWhereABareNameWouldNotRead) {
+  auto module = ParseHloModule(R"(ENTRY %e {
+  %-a.1 = f32[] parameter(0)
+  %nan = f32[] parameter(1)
+  %b = f32[] parameter(2)
+  ROOT %s = f32[] add(%-a.1, %nan)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::string printed = PrintModule(**module);
+  EXPECT_NE(printed.find("ENTRY %e (%-a.1: f32[], %nan: f32[], b: f32[]) -> f32[] {"),
+            std::string::npos)
+      << printed;
+  auto again = ParseHloModule(printed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrintModule(**again), printed);
+}
+
 TEST(PrinterTest, ModuleHeaderAndStackFrames) {
   std::string text = R"(HloModule demo, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1}, must-alias) }, buffer_donor={ (0, {}) }, alias_passthrough_params=true, entry_computation_layout={(f32[8]{0}, (s32[], f32[2]{0}))->(f32[8]{0}, f32[2]{0})}, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output={true}, replica_count=2, num_partitions=4, frontend_attributes={k="v"}
 

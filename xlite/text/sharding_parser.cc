@@ -99,10 +99,9 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
     } else if (name == "last_tile_dims") {
       XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{",
                                            [&]() -> absl::Status {
-        int index;
-        XLITE_RETURN_IF_ERROR(
-            ParseEnum({"replicated", "manual", "maximal", "unreduced"}, &index));
-        subgroups.push_back(static_cast<OpShardingType>(index));
+        OpShardingType subgroup;
+        XLITE_RETURN_IF_ERROR(ParseEnum(&subgroup));
+        subgroups.push_back(subgroup);
         return absl::OkStatus();
       }));
     } else if (name == "metadata") {

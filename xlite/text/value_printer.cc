@@ -8,6 +8,7 @@
 
 #include "absl/strings/escaping.h"
 #include "xlite/ir/float_format.h"
+#include "xlite/ir/attribute_names.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
@@ -109,11 +110,9 @@ void AppendShardingItems(const HloSharding& s, std::string* out) {
       if (s.replicate_on_last_tile_dim()) out->append(" last_tile_dim_replicate");
       if (!s.subgroup_types().empty()) {
         out->append(" last_tile_dims={");
-        static constexpr const char* kNames[] = {"replicated", "manual", "maximal",
-                                                 "unreduced"};
         for (size_t i = 0; i < s.subgroup_types().size(); ++i) {
           if (i > 0) out->append(", ");
-          out->append(kNames[static_cast<int>(s.subgroup_types()[i])]);
+          AppendEnumName(s.subgroup_types()[i], out);
         }
         out->push_back('}');
       }
