@@ -95,16 +95,7 @@ HloInstruction* InstructionMaker::Clone(HloComputation& c, const HloInstruction&
   HloInstruction* copy =
       Add(c, original.opcode(), original.shape(), operands,
           original.has_attrs() ? original.raw_attrs()->Clone() : nullptr);
-  if (original.opcode() != HloOpcode::kParameter) {
-    // `n.3` copies as `n.<next>`, not `n.3.1`.
-    std::string_view base = original.name();
-    size_t dot = base.rfind('.');
-    if (dot != std::string_view::npos && dot + 1 < base.size() &&
-        base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos) {
-      base = base.substr(0, dot);
-    }
-    copy->set_name(names_.GetUniqueName(base));
-  }
+  copy->set_name(UniqueNameLike(original.name()));
   if (!original.has_attrs()) copy->set_attrs(nullptr);
   if (original.has_dimensions_attr()) copy->set_dimensions(original.dimensions());
   for (HloComputation* called : original.called_computations()) {
@@ -120,6 +111,25 @@ HloInstruction* InstructionMaker::Clone(HloComputation& c, const HloInstruction&
     copy->set_backend_config(original.backend_config(), original.backend_config_is_json());
   }
   return copy;
+}
+
+std::string InstructionMaker::UniqueNameLike(std::string_view name) {
+  // `n.3` copies as `n.<next>`, not `n.3.1`.
+  size_t dot = name.rfind('.');
+  if (dot != std::string_view::npos && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string_view::npos) {
+    name = name.substr(0, dot);
+  }
+  return names_.GetUniqueName(name);
+}
+
+HloInstruction* InstructionMaker::Parameter(HloComputation& c, int64_t number,
+                                            const HloInstruction& like) {
+  auto attrs = std::make_unique<ParameterAttrs>();
+  attrs->number = number;
+  HloInstruction* param = Add(c, HloOpcode::kParameter, like.shape(), {}, std::move(attrs));
+  param->set_name(UniqueNameLike(like.name()));
+  return param;
 }
 
 void InstructionMaker::Finish() {

@@ -6,6 +6,8 @@
 #define XLITE_PASSES_INSTRUCTION_MAKER_H_
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -45,10 +47,15 @@ class InstructionMaker {
   HloInstruction* Clone(HloComputation& c, const HloInstruction& original,
                         absl::Span<HloInstruction* const> operands);
 
+  // Parameter `number` of `c` with the shape of `like` and a name like its.
+  HloInstruction* Parameter(HloComputation& c, int64_t number, const HloInstruction& like);
+
   // Puts every computation that got new instructions back in order.
   void Finish();
 
  private:
+  std::string UniqueNameLike(std::string_view name);
+
   HloModule& module_;
   NameUniquer names_;
   std::vector<HloComputation*> touched_;

@@ -32,14 +32,18 @@ HloComputation* ShrinkComparator(HloModule& module, const HloComputation& compar
                                  InstructionMaker& make) {
   HloComputation* shrunk = module.AddComputationBefore(
       std::make_unique<HloComputation>(comparator.name() + ".simplified"), &user);
+  // Kept pairs keep their order: operand i's pair becomes 2*(kept before i).
+  std::vector<int64_t> pair_index(needed.size(), -1);
+  int64_t kept = 0;
+  for (size_t i = 0; i < needed.size(); ++i) {
+    if (needed[i]) pair_index[i] = kept++;
+  }
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> copy_of;
-  int64_t next_param = 0;
   for (HloInstruction* inst : comparator.MakeInstructionPostOrder()) {
     if (inst->opcode() == HloOpcode::kParameter) {
-      if (!needed[inst->parameter_number() / 2]) continue;
-      HloInstruction* param = make.Clone(*shrunk, *inst, {});
-      param->mutable_attrs<ParameterAttrs>()->number = next_param++;
-      copy_of[inst] = param;
+      int64_t number = inst->parameter_number();
+      if (!needed[number / 2]) continue;
+      copy_of[inst] = make.Parameter(*shrunk, 2 * pair_index[number / 2] + number % 2, *inst);
       continue;
     }
     std::vector<HloInstruction*> operands;
