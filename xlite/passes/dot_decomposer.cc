@@ -9,13 +9,6 @@
 namespace xlite {
 namespace {
 
-bool IsStatic(const Shape& shape) {
-  for (int64_t i = 0; i < shape.rank(); ++i) {
-    if (shape.is_dynamic_dimension(i) || shape.is_unbounded_dimension(i)) return false;
-  }
-  return true;
-}
-
 std::vector<int64_t> Iota(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
@@ -133,8 +126,8 @@ absl::StatusOr<bool> DotDecomposerPass::Run(HloModule& module) {
       // they, and dynamic shapes, are left alone.
       if (inst->opcode() != HloOpcode::kDot || IsCanonical(*inst) || inst->has_sharding() ||
           !inst->control_predecessors().empty() || !inst->control_successors().empty() ||
-          !IsStatic(inst->shape()) || !IsStatic(inst->operand(0)->shape()) ||
-          !IsStatic(inst->operand(1)->shape())) {
+          !inst->shape().is_static() || !inst->operand(0)->shape().is_static() ||
+          !inst->operand(1)->shape().is_static()) {
         continue;
       }
       dots.push_back(inst.get());

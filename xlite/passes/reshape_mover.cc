@@ -16,13 +16,7 @@ bool SameDims(const Shape& a, const Shape& b) {
                     b.dimensions().end());
 }
 
-bool IsStaticArray(const Shape& shape) {
-  if (!shape.IsArray()) return false;
-  for (int64_t i = 0; i < shape.rank(); ++i) {
-    if (shape.is_dynamic_dimension(i) || shape.is_unbounded_dimension(i)) return false;
-  }
-  return true;
-}
+bool IsStaticArray(const Shape& shape) { return shape.IsArray() && shape.is_static(); }
 
 bool HasControlDeps(const HloInstruction& i) {
   return !i.control_predecessors().empty() || !i.control_successors().empty();
