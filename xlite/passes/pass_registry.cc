@@ -11,7 +11,10 @@
 #include "xlite/passes/conditional_simplifier.h"
 #include "xlite/passes/cse.h"
 #include "xlite/passes/dce.h"
+#include "xlite/passes/dot_decomposer.h"
+#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/passes/logistic_expander.h"
+#include "xlite/passes/reshape_mover.h"
 #include "xlite/passes/sort_simplifier.h"
 #include "xlite/passes/tuple_simplifier.h"
 #include "xlite/passes/zero_sized_elimination.h"
@@ -51,6 +54,16 @@ std::vector<PassInfo> MakeTable() {
        Make<CsePass>},
       {"dce", "removes unused side-effect-free instructions and uncalled computations",
        Make<DcePass>},
+      {"dot_decomposer",
+       "rewrites non-canonical dots as transposes/reshapes around a [B..,M,K]x[B..,K,N] dot",
+       Make<DotDecomposerPass>},
+      {"flatten-call-graph",
+       "clones computations called from several call/while/conditional sites so that "
+       "each has one caller",
+       Make<FlattenCallGraphPass>},
+      {"reshape-mover",
+       "sinks equivalent reshapes/transposes below elementwise ops so that they can cancel",
+       Make<ReshapeMoverPass>},
       {"logistic-expander",
        "expands logistic(x): strategy=exp (default) 1/(1+exp(-x)), or strategy=tanh "
        "0.5+0.5*tanh(0.5*x)",
