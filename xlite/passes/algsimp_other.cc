@@ -160,6 +160,9 @@ HloInstruction* SimplifyReduce(HloInstruction* inst, Context& ctx) {
   std::optional<HloOpcode> op = ReducerOpcode(*inst->to_apply());
   if (!op.has_value()) return nullptr;
   PrimitiveType t = inst->shape().element_type();
+  bool idempotent = *op == O::kMaximum || *op == O::kMinimum || *op == O::kAnd || *op == O::kOr;
+  if (!idempotent && !(*op == O::kAdd && IsInteger(t))) return nullptr;
+  // Made only once the rule applies: a dead leftover would "change" forever.
   HloInstruction* init_b = ctx.make.Broadcast(ctx.computation, init, inst->shape(), {});
   switch (*op) {
     case O::kMaximum:
@@ -168,7 +171,6 @@ HloInstruction* SimplifyReduce(HloInstruction* inst, Context& ctx) {
     case O::kOr:
       return ctx.make.Binary(ctx.computation, *op, x, init_b);
     case O::kAdd: {
-      if (!IsInteger(t)) return nullptr;
       // n wraps to the type's width, as the n additions would.
       Literal count(Shape::Scalar(t));
       count.SetInt64(0, n);
