@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "tests/conformance/corpus.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/base/status.h"
 #include "xlite/eval/custom_call_registry.h"
 #include "xlite/eval/evaluator.h"
 #include "xlite/eval/multi_device.h"
