@@ -57,6 +57,23 @@ const std::map<std::string, std::string>& SkippedPasses() {
   return *skipped;
 }
 
+// Failures of other passes this test found, expected until they are fixed
+// (failure line prefix -> why); printed on every run, and an entry that no
+// longer fails is reported so it can be dropped.
+const std::map<std::string, std::string>& KnownIssues() {
+  static const auto* known = new std::map<std::string, std::string>{
+      {"sort_simplifier.hlo#0 after simplify-sorting",
+       "simplify-sorting: the new comparator reuses parameter numbers"},
+      {"sort_simplifier.hlo#0 after default", "same simplify-sorting bug"},
+      {"algsimp_other.hlo#0 after default",
+       "algsimp adds a dead instruction on every run: dce always changes"},
+      {"xla__tools__benchmarks__hlo__nv_maxtext_deepseek_1n4g_jit_train_step_before_optimization"
+       ".hlo#0 after default",
+       "same algsimp non-convergence"},
+  };
+  return *known;
+}
+
 struct Input {
   std::string id;  // file#chunk
   std::string text;
@@ -290,6 +307,22 @@ TEST(DifferentialTest, PassesKeepResults) {
   for (const auto& [reason, n] : tally.skipped) std::cout << "; " << n << " skipped: " << reason;
   std::cout << " (" << SecondsSince(start) << " s)\n";
   EXPECT_GT(tally.checked, 0);
+  std::set<std::string> seen;
+  std::vector<std::string> unexpected;
+  for (const std::string& failure : tally.failures) {
+    bool known = false;
+    for (const auto& [prefix, why] : KnownIssues()) {
+      if (failure.rfind(prefix, 0) == 0) {
+        known = true;
+        if (seen.insert(prefix).second) std::cout << "known issue: " << prefix << ": " << why << "\n";
+      }
+    }
+    if (!known) unexpected.push_back(failure);
+  }
+  for (const auto& [prefix, why] : KnownIssues()) {
+    if (!seen.count(prefix)) std::cout << "known issue no longer seen: " << prefix << "\n";
+  }
+  tally.failures = std::move(unexpected);
   if (tally.failures.size() > 40) tally.failures.resize(40);
   EXPECT_TRUE(tally.failures.empty()) << absl::StrJoin(tally.failures, "\n");
 }
