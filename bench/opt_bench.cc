@@ -8,23 +8,16 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
+#include "bench/corpus_file.h"
 #include "xlite/passes/pipeline.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
 namespace {
 
-std::string ReadCorpusModule(const char* name) {
-  const char* dir = std::getenv("XLITE_CORPUS_DIR");
-  const std::string base = dir != nullptr ? dir : XLITE_SOURCE_DIR "/../shared/corpus/hlo";
-  std::ifstream file(base + "/" + name, std::ios::binary);
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return std::move(contents).str();
-}
 
 void BM_DefaultPipeline(benchmark::State& state, const char* name) {
-  const std::string text = ReadCorpusModule(name);
+  const std::string text = ReadCorpus(name);
   if (text.empty()) {
     state.SkipWithError("corpus module not found in ../shared/corpus/hlo");
     return;
