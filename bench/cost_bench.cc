@@ -8,6 +8,7 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
+#include "bench/corpus_file.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
@@ -16,15 +17,6 @@
 namespace xlite {
 namespace {
 
-// XLITE_CORPUS_DIR overrides where the corpus is (e.g. from a worktree).
-std::string ReadCorpus(const char* name) {
-  const char* dir = std::getenv("XLITE_CORPUS_DIR");
-  const std::string base = dir != nullptr ? dir : XLITE_SOURCE_DIR "/../shared/corpus/hlo";
-  std::ifstream file(base + "/" + name, std::ios::binary);
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return std::move(contents).str();
-}
 
 constexpr const char* kLlama = "xla__tools__benchmarks__hlo__hlo_llama3_8b_cp_bf16_1x4.hlo";
 constexpr const char* kMixtral = "xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_2x8.hlo";

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "xlite/base/check.h"
+#include "xlite/ir/computation.h"
 
 namespace xlite::conformance {
 
@@ -41,6 +42,42 @@ std::string TestNameForPath(const std::string& path) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   return name;
+}
+
+namespace {
+
+double LeafElements(const Shape& shape) {
+  if (shape.IsTuple()) {
+    double sum = 0;
+    for (const Shape& s : shape.tuple_shapes()) sum += LeafElements(s);
+    return sum;
+  }
+  return shape.IsArray() ? static_cast<double>(std::max<int64_t>(shape.ElementCount(), 1)) : 1;
+}
+
+}  // namespace
+
+double EstimateCost(const HloModule& module) {
+  double cost = 0;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      double out = LeafElements(inst->shape());
+      double weight = 1;
+      if (inst->opcode() == HloOpcode::kDot) {
+        const Shape& lhs = inst->operand(0)->shape();
+        for (int64_t d : inst->attrs<DotAttrs>().dims.lhs_contracting) {
+          if (d < lhs.rank()) weight *= static_cast<double>(lhs.dimensions(d));
+        }
+      } else if (inst->opcode() == HloOpcode::kConvolution && inst->operand_count() == 2) {
+        const Shape& kernel = inst->operand(1)->shape();
+        int64_t out_feature = inst->attrs<ConvolutionAttrs>().dims.kernel_output_feature;
+        weight = LeafElements(kernel) /
+                 static_cast<double>(std::max<int64_t>(1, kernel.dimensions(out_feature)));
+      }
+      cost += out * std::max(weight, 1.0);
+    }
+  }
+  return cost;
 }
 
 }  // namespace xlite::conformance

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "xlite/ir/module.h"
+
 namespace xlite::conformance {
 
 // XLITE_SOURCE_DIR "/../shared/corpus/hlo", or $XLITE_CORPUS_DIR when set.
@@ -17,6 +19,11 @@ std::vector<std::string> CorpusFiles();
 std::string ReadFileOrDie(const std::string& path);
 // A gtest-safe name for a path: its file stem with [^A-Za-z0-9] as `_`.
 std::string TestNameForPath(const std::string& path);
+
+// A static estimate of the evaluator's work on `module` (elements produced,
+// dots and convolutions weighted by their reduction size, loop bodies counted
+// once): the tests skip modules above their cap.
+double EstimateCost(const HloModule& module);
 
 }  // namespace xlite::conformance
 

@@ -44,38 +44,6 @@ constexpr int kTimeLimitSeconds = 20;
 
 std::string GoldenPath() { return XLITE_SOURCE_DIR "/tests/conformance/run_checksums.txt"; }
 
-double LeafElements(const Shape& shape) {
-  if (shape.IsTuple()) {
-    double sum = 0;
-    for (const Shape& s : shape.tuple_shapes()) sum += LeafElements(s);
-    return sum;
-  }
-  return shape.IsArray() ? static_cast<double>(std::max<int64_t>(shape.ElementCount(), 1)) : 1;
-}
-
-double EstimateCost(const HloModule& module) {
-  double cost = 0;
-  for (const auto& computation : module.computations()) {
-    for (const auto& inst : computation->instructions()) {
-      double out = LeafElements(inst->shape());
-      double weight = 1;
-      if (inst->opcode() == HloOpcode::kDot) {
-        const Shape& lhs = inst->operand(0)->shape();
-        for (int64_t d : inst->attrs<DotAttrs>().dims.lhs_contracting) {
-          if (d < lhs.rank()) weight *= static_cast<double>(lhs.dimensions(d));
-        }
-      } else if (inst->opcode() == HloOpcode::kConvolution && inst->operand_count() == 2) {
-        const Shape& kernel = inst->operand(1)->shape();
-        int64_t out_feature = inst->attrs<ConvolutionAttrs>().dims.kernel_output_feature;
-        weight = LeafElements(kernel) /
-                 static_cast<double>(std::max<int64_t>(1, kernel.dimensions(out_feature)));
-      }
-      cost += out * std::max(weight, 1.0);
-    }
-  }
-  return cost;
-}
-
 std::string OneLine(absl::string_view message) {
   std::string line(message.substr(0, message.find('\n')));
   if (line.size() > 200) line = line.substr(0, 200) + "...";

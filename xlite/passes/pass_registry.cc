@@ -9,6 +9,7 @@
 #include "xlite/passes/algebraic_simplifier.h"
 #include "xlite/passes/call_inliner.h"
 #include "xlite/passes/conditional_simplifier.h"
+#include "xlite/passes/constant_folding.h"
 #include "xlite/passes/cse.h"
 #include "xlite/passes/dce.h"
 #include "xlite/passes/dot_decomposer.h"
@@ -50,6 +51,10 @@ std::vector<PassInfo> MakeTable() {
       {"zero_sized_hlo_elimination",
        "replaces side-effect-free instructions with zero-element results by empty constants",
        Make<ZeroSizedEliminationPass>},
+      {"constant_folding",
+       "evaluates side-effect-free instructions whose operands are all constants "
+       "(skips broadcast, iota, rng and results above 45M elements or growing past 1024)",
+       Make<ConstantFoldingPass>},
       {"cse", "merges identical side-effect-free instructions (common subexpressions)",
        Make<CsePass>},
       {"dce", "removes unused side-effect-free instructions and uncalled computations",
