@@ -1,7 +1,9 @@
 // Each expander evaluated before and after on the same inputs (edge cases
 // included): bit-exact for the exact rewrites, within the documented ulp
 // bound for the approximations.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
