@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
@@ -14,6 +15,7 @@
 #include "xlite/passes/dce.h"
 #include "xlite/passes/dot_decomposer.h"
 #include "xlite/passes/flatten_call_graph.h"
+#include "xlite/passes/expanders.h"
 #include "xlite/passes/logistic_expander.h"
 #include "xlite/passes/reshape_mover.h"
 #include "xlite/passes/sort_simplifier.h"
@@ -38,6 +40,31 @@ absl::StatusOr<std::unique_ptr<HloPass>> MakeLogisticExpander(PassArgs& args) {
       strategy == "tanh" ? LogisticStrategy::kTanh : LogisticStrategy::kExp));
 }
 
+absl::StatusOr<std::unique_ptr<HloPass>> MakePowerExpander(PassArgs& args) {
+  std::string text = args.Take("max_exponent", "8");
+  int64_t max_exponent = 0;
+  if (!absl::SimpleAtoi(text, &max_exponent) || max_exponent < 0) {
+    return InvalidArgument("pow-expander max_exponent must be a non-negative integer, got '", text,
+                           "'");
+  }
+  return std::unique_ptr<HloPass>(std::make_unique<PowerExpanderPass>(max_exponent));
+}
+
+absl::StatusOr<std::unique_ptr<HloPass>> MakeBatchNormExpander(PassArgs& args) {
+  bool flags[3];
+  const char* keys[3] = {"rewrite_training_op", "rewrite_inference_op", "rewrite_grad_op"};
+  for (int i = 0; i < 3; ++i) {
+    std::string value = args.Take(keys[i], "true");
+    if (value != "true" && value != "false") {
+      return InvalidArgument("batchnorm_expander ", keys[i], " must be true or false, got '",
+                             value, "'");
+    }
+    flags[i] = value == "true";
+  }
+  return std::unique_ptr<HloPass>(
+      std::make_unique<BatchNormExpanderPass>(flags[0], flags[1], flags[2]));
+}
+
 std::vector<PassInfo> MakeTable() {
   std::vector<PassInfo> passes = {
       {"algsimp",
@@ -55,6 +82,31 @@ std::vector<PassInfo> MakeTable() {
        "evaluates side-effect-free instructions whose operands are all constants "
        "(skips broadcast, iota, rng and results above 45M elements or growing past 1024)",
        Make<ConstantFoldingPass>},
+      {"batchnorm_expander",
+       "expands batch-norm-training/-inference/-grad to reduce/broadcast/elementwise ops "
+       "(rewrite_training_op, rewrite_inference_op, rewrite_grad_op: true by default)",
+       MakeBatchNormExpander},
+      {"cbrt-expander", "expands cbrt(x) to sign(x) * power(|x|, 1/3)",
+       Make<CbrtExpanderPass>},
+      {"comparison-expander",
+       "expands total-order float compares to signed integer compares of the bit patterns",
+       Make<ComparisonExpanderPass>},
+      {"erf-expander",
+       "expands f32/f16/bf16 erf to a clamped rational approximation in f32 (within 8 ulp)",
+       Make<ErfExpanderPass>},
+      {"pow-expander",
+       "expands power by a constant integer exponent to square-and-multiply: exact for "
+       "integers, floats for 0 <= n <= max_exponent (default 8)",
+       MakePowerExpander},
+      {"reduce-precision-expander",
+       "expands reduce-precision to integer bit operations (round to nearest even, "
+       "exponent clamp, NaN kept)",
+       Make<ReducePrecisionExpanderPass>},
+      {"rng-expander",
+       "expands float rng (uniform, normal) to rng-bit-generator and bit manipulation "
+       "(a different random stream from the evaluator's rng)",
+       Make<RngExpanderPass>},
+      {"rsqrt-expander", "expands rsqrt(x) to 1 / sqrt(x)", Make<RsqrtExpanderPass>},
       {"cse", "merges identical side-effect-free instructions (common subexpressions)",
        Make<CsePass>},
       {"dce", "removes unused side-effect-free instructions and uncalled computations",
