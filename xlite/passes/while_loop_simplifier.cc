@@ -18,8 +18,12 @@ namespace {
 using CallerCounts = absl::flat_hash_map<const HloComputation*, int64_t>;
 
 // Replaces a loop known to run 0 or 1 times; false when its trip count is
-// unknown or larger.
+// unknown or larger. Loops ordered by control edges are left alone: their
+// replacement (possibly the init itself) could not carry the edges faithfully.
 bool RemoveShortLoop(HloInstruction* while_op, InstructionMaker& make) {
+  if (!while_op->control_predecessors().empty() || !while_op->control_successors().empty()) {
+    return false;
+  }
   std::optional<int64_t> trips = WhileTripCount(*while_op);
   if (!trips || *trips > 1) return false;
   HloComputation& computation = *while_op->parent();
@@ -30,15 +34,6 @@ bool RemoveShortLoop(HloInstruction* while_op, InstructionMaker& make) {
     call->AppendCalledComputation(while_op->called_computations()[1]);
     result = call;
   }
-  // The replacement inherits the loop's control edges (a parameter or the
-  // init cannot take new ones safely, so the loop keeps them by being skipped).
-  if (call == nullptr && (!while_op->control_predecessors().empty() ||
-                          !while_op->control_successors().empty())) {
-    return false;
-  }
-  for (HloInstruction* pred : while_op->control_predecessors()) pred->AddControlDependencyTo(call);
-  for (HloInstruction* succ : while_op->control_successors()) call->AddControlDependencyTo(succ);
-  while_op->DropAllControlDeps();
   while_op->ReplaceAllUsesWith(result);
   computation.RemoveInstruction(while_op);
   if (call != nullptr) InlineCall(call, make);
