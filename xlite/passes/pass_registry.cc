@@ -20,6 +20,8 @@
 #include "xlite/passes/reshape_mover.h"
 #include "xlite/passes/sort_simplifier.h"
 #include "xlite/passes/tuple_simplifier.h"
+#include "xlite/passes/while_loop_invariant_code_motion.h"
+#include "xlite/passes/while_loop_simplifier.h"
 #include "xlite/passes/zero_sized_elimination.h"
 
 namespace xlite {
@@ -132,6 +134,12 @@ std::vector<PassInfo> MakeTable() {
        "forwards get-tuple-element of a tuple and replaces a tuple rebuilt from all "
        "elements of another tuple by that tuple",
        Make<TupleSimplifierPass>},
+      {"while-loop-invariant-code-motion",
+       "hoists loop-invariant work out of while bodies into new loop state elements",
+       Make<WhileLoopInvariantCodeMotionPass>},
+      {"while-loop-simplifier",
+       "removes while loops running 0 or 1 times and dead while-loop state elements",
+       Make<WhileLoopSimplifierPass>},
   };
   std::sort(passes.begin(), passes.end(),
             [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });

@@ -1,0 +1,39 @@
+// Helpers shared by the while-loop passes (while-loop-simplifier and
+// while-loop-invariant-code-motion): recognising loops whose state is a flat
+// tuple read only through get-tuple-element, and reading init elements.
+#ifndef XLITE_PASSES_WHILE_LOOP_UTIL_H_
+#define XLITE_PASSES_WHILE_LOOP_UTIL_H_
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "xlite/passes/instruction_maker.h"
+
+namespace xlite {
+
+// True when `while_op` carries a tuple state that both its computations read
+// only through get-tuple-element of their parameter, the body root is a
+// tuple instruction, no called computation is shared with another caller
+// (`callers` counts the calling instructions of each computation), and the
+// loop has no sharding (a tuple sharding would have to be rewritten too).
+bool HasRewritableLoopState(const HloInstruction& while_op,
+                            const absl::flat_hash_map<const HloComputation*, int64_t>& callers);
+
+// How many instructions call each computation of `module`.
+absl::flat_hash_map<const HloComputation*, int64_t> CountCallers(const HloModule& module);
+
+// True when `hlo` is get-tuple-element(`param`), any index.
+bool IsStateElement(const HloInstruction* hlo, const HloInstruction* param);
+
+// Element `i` of the tuple `init` in `c`: the tuple's operand when `init` is a
+// tuple instruction, else a new get-tuple-element.
+HloInstruction* InitElement(InstructionMaker& make, HloComputation& c, HloInstruction* init,
+                            int64_t i);
+
+// A new get-tuple-element(`tuple`, index `i`) in `c`.
+HloInstruction* MakeGetTupleElement(InstructionMaker& make, HloComputation& c,
+                                    HloInstruction* tuple, int64_t i);
+
+}  // namespace xlite
+
+#endif  // XLITE_PASSES_WHILE_LOOP_UTIL_H_
