@@ -22,7 +22,13 @@ demo: build
 	build/xlite/tools/xlite verify examples/mlp.hlo
 	build/xlite/tools/xlite stats examples/mlp.hlo
 	build/xlite/tools/xlite run examples/mlp.hlo --random 0
+	@echo "== before optimization"; cat examples/mlp.hlo
 	build/xlite/tools/xlite cost examples/mlp.hlo --device h100
+	@echo "== after xlite opt --pipeline=default"
+	build/xlite/tools/xlite opt examples/mlp.hlo --pipeline=default --pass-stats > build/mlp.opt.hlo
+	cat build/mlp.opt.hlo
+	build/xlite/tools/xlite cost build/mlp.opt.hlo --device h100
+	build/xlite/tools/xlite run build/mlp.opt.hlo --random 0
 
 # Unit, conformance and lit tests in the normal build, then the same under
 # ASan+UBSan (no benchmarks there: they only measure).
