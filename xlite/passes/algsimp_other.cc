@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "xlite/eval/reducer.h"
 #include "xlite/passes/algsimp_internal.h"
 
 namespace xlite::algsimp {
@@ -125,16 +126,6 @@ HloInstruction* SimplifyDot(HloInstruction* inst, Context& ctx) {
   return ctx.make.Binary(ctx.computation, O::kMultiply, a, b);
 }
 
-// The opcode of a reducer `p0 op p1` (either order).
-std::optional<HloOpcode> ReducerOpcode(const HloComputation& reducer) {
-  const HloInstruction* root = reducer.root_instruction();
-  if (reducer.num_parameters() != 2 || root->operand_count() != 2) return std::nullopt;
-  const HloInstruction* a = root->operand(0);
-  const HloInstruction* b = root->operand(1);
-  if (a->opcode() != O::kParameter || b->opcode() != O::kParameter || a == b) return std::nullopt;
-  return root->opcode();
-}
-
 HloInstruction* SimplifyReduce(HloInstruction* inst, Context& ctx) {
   if (inst->operand_count() != 2) return nullptr;
   HloInstruction* input = inst->operand(0);
@@ -157,7 +148,7 @@ HloInstruction* SimplifyReduce(HloInstruction* inst, Context& ctx) {
   int64_t n = 1;
   for (int64_t d : added) n *= input->shape().dimensions(d);
   if (n == 0) return nullptr;
-  std::optional<HloOpcode> op = ReducerOpcode(*inst->to_apply());
+  std::optional<HloOpcode> op = eval::MatchBinaryReducer(*inst->to_apply());
   if (!op.has_value()) return nullptr;
   PrimitiveType t = inst->shape().element_type();
   bool idempotent = *op == O::kMaximum || *op == O::kMinimum || *op == O::kAnd || *op == O::kOr;
