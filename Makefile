@@ -56,9 +56,11 @@ fuzz: deps
 
 bench: deps
 	@cmake -S . -B build $(CMAKE_FLAGS) -DXLITE_BENCH=ON >/dev/null
-	@ninja -C build -j$(JOBS) parse_bench cost_bench
+	@ninja -C build -j$(JOBS) parse_bench cost_bench eval_bench opt_bench
 	build/bench/parse_bench
 	build/bench/cost_bench
+	build/bench/eval_bench
+	build/bench/opt_bench
 
 clean:
 	rm -rf build build-asan build-fuzz
