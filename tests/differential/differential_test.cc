@@ -33,6 +33,7 @@
 #include "xlite/eval/multi_device.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/float_format.h"
+#include "xlite/ir/float_ulp.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/passes/pipeline.h"
 #include "xlite/runtime/array_summary.h"
@@ -148,23 +149,11 @@ absl::StatusOr<std::vector<Literal>> Evaluate(const HloModule& module,
   return EvaluateOnAllDevices(module, per_device);
 }
 
-// Float bits as a monotonic integer (sign-magnitude to two's complement), so
-// the difference counts representable values in between; -0 and +0 meet.
-int64_t Ordered(double value, PrimitiveType type) {
-  uint64_t bits = EncodeFloat(value, type);
-  int width = BitWidth(type);
-  if (type == PrimitiveType::F8E8M0FNU) return static_cast<int64_t>(bits);  // unsigned
-  uint64_t sign = (bits >> (width - 1)) & 1;
-  int64_t magnitude = static_cast<int64_t>(bits & ((uint64_t{1} << (width - 1)) - 1));
-  return sign ? -magnitude : magnitude;
-}
-
 bool FloatsAgree(double a, double b, PrimitiveType type, int64_t max_ulps) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (a == b) return true;
   if (std::isinf(a) || std::isinf(b)) return false;
-  int64_t d = Ordered(a, type) - Ordered(b, type);
-  return (d < 0 ? -d : d) <= max_ulps;
+  return UlpDistance(EncodeFloat(a, type), EncodeFloat(b, type), type) <= max_ulps;
 }
 
 // "" when equal, else the first difference.

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "xlite/eval/eval_test_util.h"
 #include "xlite/ir/float_format.h"
+#include "xlite/ir/float_ulp.h"
 
 namespace xlite::eval {
 namespace {
@@ -69,18 +70,6 @@ uint64_t BitsAt(const Literal& l, int64_t i) {
   const int bytes = StorageBytes(l.shape().element_type());
   std::memcpy(&v, l.raw_data().data() + i * bytes, bytes);
   return v;
-}
-
-// Distance in representable values between two floats of `t` (by their
-// sign-magnitude bit patterns mapped onto a line).
-int64_t UlpDistance(uint64_t a, uint64_t b, PrimitiveType t) {
-  const int bits = BitWidth(t);
-  auto line = [&](uint64_t v) {
-    uint64_t sign = uint64_t{1} << (bits - 1);
-    int64_t magnitude = static_cast<int64_t>(v & (sign - 1));
-    return (v & sign) ? -magnitude : magnitude;
-  };
-  return std::llabs(line(a) - line(b));
 }
 
 class ElementwiseGolden : public ::testing::TestWithParam<GoldenCase> {};

@@ -1,4 +1,5 @@
 #include "xlite/ir/float_format.h"
+#include "xlite/ir/float_ulp.h"
 
 #include <cmath>
 #include <cstring>
@@ -169,6 +170,18 @@ TEST(FloatFormatTest, NativeTypesRoundTrip) {
   EXPECT_EQ(DecodeFloat(0x3F800000u, PT::F32), 1.0);
   EXPECT_EQ(EncodeFloat(1e300, PT::F32), 0x7F800000u);
   EXPECT_EQ(DecodeFloat(EncodeFloat(0.1, PT::F64), PT::F64), 0.1);
+}
+
+TEST(FloatUlpTest, CountsRepresentableValuesAcrossZero) {
+  const uint64_t one = EncodeFloat(1.0, PT::F32);
+  EXPECT_EQ(UlpDistance(one, one + 1, PT::F32), 1);
+  EXPECT_EQ(UlpDistance(EncodeFloat(0.0, PT::F32), EncodeFloat(-0.0, PT::F32), PT::F32), 0);
+  // The smallest denormals on both sides of zero are two steps apart.
+  EXPECT_EQ(UlpDistance(EncodeFloat(std::ldexp(1.0, -149), PT::F32),
+                        EncodeFloat(-std::ldexp(1.0, -149), PT::F32), PT::F32),
+            2);
+  EXPECT_EQ(UlpDistance(EncodeFloat(1.0, PT::BF16), EncodeFloat(1.0078125, PT::BF16), PT::BF16),
+            1);
 }
 
 }  // namespace

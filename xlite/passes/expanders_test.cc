@@ -17,6 +17,7 @@
 #include "xlite/analysis/verifier.h"
 #include "xlite/eval/eval_test_util.h"
 #include "xlite/eval/evaluator.h"
+#include "xlite/ir/float_ulp.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/text/parser.h"
 #include "xlite/text/printer.h"
@@ -54,14 +55,8 @@ int64_t UlpDistance(const Literal& a, const Literal& b, int64_t i) {
   if (x == y) return 0;
   if (!IsFloat(a.shape().element_type())) return 1;
   if (std::isnan(a.GetDouble(i)) && std::isnan(b.GetDouble(i))) return 0;
-  const int bits = bytes * 8;
-  auto ordered = [&](uint64_t v) {
-    uint64_t magnitude = v & ((bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1) >> 1);
-    bool negative = (v >> (bits - 1)) & 1;
-    return negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
-  };
-  int64_t d = ordered(x) - ordered(y);
-  return std::max<int64_t>(1, d < 0 ? -d : d);
+  int64_t d = xlite::UlpDistance(x, y, a.shape().element_type());
+  return std::max<int64_t>(1, d);
 }
 
 struct Outcome {
