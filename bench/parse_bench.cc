@@ -1,6 +1,7 @@
 // Throughput of the text layer and verifier on a large real module (parse,
-// parse+verify, print, in MB/s of HLO text) and the memory a parsed module
-// holds, as a ratio to its text size. XLITE_BENCH_HLO overrides the module.
+// verify, parse+verify, print, in MB/s of HLO text), the time to free a
+// parsed module, and the memory a parsed module holds, as a ratio to its text
+// size. XLITE_BENCH_HLO overrides the module.
 #include <malloc.h>
 
 #include <cstdlib>
@@ -52,25 +53,55 @@ std::unique_ptr<HloModule> ParseOrSkip(benchmark::State& state) {
   return *std::move(module);
 }
 
+// Freeing a module is not part of parsing or verifying it, so the benchmarks
+// that parse free each module outside the timed region.
+void DestroyUntimed(benchmark::State& state, std::unique_ptr<HloModule> module) {
+  state.PauseTiming();
+  module.reset();
+  state.ResumeTiming();
+}
+
 void BM_Parse(benchmark::State& state) {
   if (ParseOrSkip(state) == nullptr) return;
   for (auto _ : state) {
     auto module = ParseHloModule(BenchText());
     benchmark::DoNotOptimize(module);
+    DestroyUntimed(state, *std::move(module));
   }
   state.SetBytesProcessed(state.iterations() * BenchText().size());
 }
 BENCHMARK(BM_Parse)->Unit(benchmark::kMillisecond);
+
+void BM_Verify(benchmark::State& state) {
+  std::unique_ptr<HloModule> module = ParseOrSkip(state);
+  if (module == nullptr) return;
+  for (auto _ : state) benchmark::DoNotOptimize(VerifyModule(*module));
+  state.SetBytesProcessed(state.iterations() * BenchText().size());
+}
+BENCHMARK(BM_Verify)->Unit(benchmark::kMillisecond);
 
 void BM_ParseAndVerify(benchmark::State& state) {
   if (ParseOrSkip(state) == nullptr) return;
   for (auto _ : state) {
     auto module = ParseHloModule(BenchText());
     benchmark::DoNotOptimize(VerifyModule(**module));
+    DestroyUntimed(state, *std::move(module));
   }
   state.SetBytesProcessed(state.iterations() * BenchText().size());
 }
 BENCHMARK(BM_ParseAndVerify)->Unit(benchmark::kMillisecond);
+
+// What the benchmarks above leave out: freeing a parsed module.
+void BM_FreeModule(benchmark::State& state) {
+  if (ParseOrSkip(state) == nullptr) return;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto module = ParseHloModule(BenchText());
+    state.ResumeTiming();
+    module = absl::InternalError("freed");
+  }
+}
+BENCHMARK(BM_FreeModule)->Unit(benchmark::kMillisecond);
 
 void BM_Print(benchmark::State& state) {
   std::unique_ptr<HloModule> module = ParseOrSkip(state);

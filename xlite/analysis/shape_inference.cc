@@ -8,6 +8,14 @@ bool ShapesCompatible(const Shape& a, const Shape& b, bool ignore_fp_precision) 
   return inference::Compatible(a, b, ignore_fp_precision);
 }
 
+bool WrittenShapeTriviallyHolds(const HloInstruction& inst) {
+  if (inst.opcode() == HloOpcode::kParameter) {
+    // InferShape gives the declared shape back.
+    return inst.operand_count() == 0 && inst.has_attrs();
+  }
+  return IsElementwiseOpcode(inst.opcode()) && inference::SameTypeElementwiseHolds(inst);
+}
+
 absl::StatusOr<Shape> InferShape(const HloInstruction& inst) {
   using O = HloOpcode;
   int arity = OpcodeArity(inst.opcode());

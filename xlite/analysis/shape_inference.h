@@ -22,6 +22,12 @@ namespace xlite {
 // The error message says what was expected, without the instruction name.
 absl::StatusOr<Shape> InferShape(const HloInstruction& inst);
 
+// True when `inst`'s written shape certainly is what InferShape accepts —
+// parameters, and elementwise ops whose operands and result share one array
+// shape — decided without building a shape (the verifier's fast path). False
+// says nothing: run InferShape and compare.
+bool WrittenShapeTriviallyHolds(const HloInstruction& inst);
+
 // What the verifier accepts between a written and an inferred shape: equal
 // element types and dimensions, layouts and dynamic bits ignored, an unbounded
 // `?` matching any size; with `ignore_fp_precision`, any two float types.

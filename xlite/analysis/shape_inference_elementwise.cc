@@ -34,13 +34,16 @@ uint8_t AcceptedKinds(HloOpcode op) {
   }
 }
 
+bool KindAccepted(HloOpcode op, PrimitiveType t) {
+  uint8_t accepts = AcceptedKinds(op);
+  return (IsPred(t) && (accepts & kAcceptPred)) || (IsInteger(t) && (accepts & kAcceptInt)) ||
+         (IsFloat(t) && (accepts & kAcceptFloat)) ||
+         (IsComplex(t) && (accepts & kAcceptComplex));
+}
+
 absl::Status CheckKind(const HloInstruction& inst, const Shape& s) {
   PrimitiveType t = s.element_type();
-  uint8_t accepts = AcceptedKinds(inst.opcode());
-  bool ok = (IsPred(t) && (accepts & kAcceptPred)) || (IsInteger(t) && (accepts & kAcceptInt)) ||
-            (IsFloat(t) && (accepts & kAcceptFloat)) ||
-            (IsComplex(t) && (accepts & kAcceptComplex));
-  if (ok) return absl::OkStatus();
+  if (KindAccepted(inst.opcode(), t)) return absl::OkStatus();
   return InvalidArgument(OpName(inst.opcode()), " does not accept element type ",
                          TypeName(t));
 }
@@ -234,6 +237,33 @@ absl::StatusOr<Shape> InferRng(const HloInstruction& inst) {
 }
 
 }  // namespace
+
+bool SameTypeElementwiseHolds(const HloInstruction& inst) {
+  switch (inst.opcode()) {
+    // Opcodes whose result type or operand rules differ from the operands'.
+    case O::kSelect: case O::kClamp: case O::kConvert: case O::kBitcastConvert:
+    case O::kStochasticConvert: case O::kRng: case O::kCompare: case O::kComplex:
+    case O::kAbs: case O::kReal: case O::kImag: case O::kIsFinite: case O::kReducePrecision:
+    case O::kCopy:
+      return false;
+    default:
+      break;
+  }
+  const int64_t count = inst.operand_count();
+  if (count != OpcodeArity(inst.opcode()) || (count != 1 && count != 2)) return false;
+  const AttrsKind kind = AttrsKindOf(inst.opcode());
+  if (kind != AttrsKind::kNone && kind != AttrsKind::kAccuracy) return false;
+  const Shape& out = inst.shape();
+  const Shape& first = OperandShape(inst, 0);
+  if (!out.IsArray() || !first.IsArray() || first.element_type() != out.element_type() ||
+      !KindAccepted(inst.opcode(), out.element_type()) || !SameDimensions(first, out)) {
+    return false;
+  }
+  if (count == 1) return true;
+  const Shape& second = OperandShape(inst, 1);
+  return second.IsArray() && second.element_type() == out.element_type() &&
+         SameDimensions(first, second);
+}
 
 absl::StatusOr<Shape> InferElementwise(const HloInstruction& inst) {
   switch (inst.opcode()) {

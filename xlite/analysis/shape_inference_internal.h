@@ -73,6 +73,11 @@ absl::Status CheckWindowDimension(const WindowDimension& w, int64_t index);
 
 // Per-family inference (each handles the opcodes it is named after).
 absl::StatusOr<Shape> InferElementwise(const HloInstruction& inst);
+// True for an elementwise op whose operands and result are arrays of one
+// element type and dimensions the opcode accepts: exactly the cases where
+// InferElementwise returns a shape compatible with the written one without
+// changing the type (checked without building a shape).
+bool SameTypeElementwiseHolds(const HloInstruction& inst);
 absl::StatusOr<Shape> InferDataMovement(const HloInstruction& inst);
 absl::StatusOr<Shape> InferGatherScatter(const HloInstruction& inst);
 absl::StatusOr<Shape> InferReduction(const HloInstruction& inst);

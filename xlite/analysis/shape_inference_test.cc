@@ -2,7 +2,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "xlite/analysis/test_util.h"
+#include "xlite/base/strings.h"
 
 namespace xlite {
 namespace {
@@ -279,6 +281,53 @@ TEST(InferShapeTest, ReduceScatterNeedsDivisibleDimension) {
         to_apply=%add })",
                                 "HloModule m, replica_count=4\n")),
               HasSubstr("not divisible by the group size 4"));
+}
+
+// The verifier's fast path (WrittenShapeTriviallyHolds) may only accept what
+// InferShape accepts: checked over every elementwise opcode with operands and
+// results of matching and mismatching types and dimensions, unbounded `?`
+// dimensions included.
+TEST(WrittenShapeTriviallyHoldsTest, NeverAcceptsWhatInferenceRejects) {
+  const char* kShapes[] = {"f32[2,3]", "f32[3,2]", "s32[2,3]", "pred[2,3]",
+                           "c64[2,3]", "f32[?,3]", "f32[]",    "bf16[2,3]"};
+  int accepted = 0, checked = 0;
+  for (int i = 0; i < kNumOpcodes; ++i) {
+    const HloOpcode op = static_cast<HloOpcode>(i);
+    const int arity = OpcodeArity(op);
+    if (!IsElementwiseOpcode(op) || (arity != 1 && arity != 2)) continue;
+    for (const char* a : kShapes) {
+      for (const char* b : kShapes) {
+        for (const char* out : kShapes) {
+          std::string operands = arity == 1 ? "%a" : "%a, %b";
+          std::string text = absl::StrCat("ENTRY %e {\n  %a = ", a, " parameter(0)\n  %b = ", b,
+                                          " parameter(1)\n  ROOT %r = ", out, " ",
+                                          AsAbsl(OpcodeName(op)), "(", operands, ")\n}");
+          absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+          if (!module.ok()) continue;  // e.g. an opcode that needs attributes
+          const HloInstruction& root = *(*module)->entry_computation()->root_instruction();
+          ++checked;
+          if (!WrittenShapeTriviallyHolds(root)) continue;
+          ++accepted;
+          absl::StatusOr<Shape> inferred = InferShape(root);
+          ASSERT_TRUE(inferred.ok()) << text << "\n" << inferred.status();
+          EXPECT_TRUE(ShapesCompatible(*inferred, root.shape())) << text;
+        }
+      }
+    }
+  }
+  // The property was exercised both ways.
+  EXPECT_GT(accepted, 50);
+  EXPECT_GT(checked - accepted, 1000);
+}
+
+TEST(WrittenShapeTriviallyHoldsTest, ParametersHoldOtherOpcodesNeedInference) {
+  std::unique_ptr<HloModule> module = testing::Parse(R"(ENTRY %e {
+  %p = f32[2,3] parameter(0)
+  ROOT %t = f32[3,2] transpose(%p), dimensions={1,0}
+})");
+  const HloComputation& entry = *module->entry_computation();
+  EXPECT_TRUE(WrittenShapeTriviallyHolds(*entry.parameter_instruction(0)));
+  EXPECT_FALSE(WrittenShapeTriviallyHolds(*entry.root_instruction()));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Structural checks of one computation: unique instruction names, parameter
 // numbers 0..n-1 each used once, a root inside the computation, operands and
 // control edges inside the computation, and no cycle through them.
+#include <algorithm>
 #include <deque>
 
 #include "xlite/base/name_hash.h"
@@ -76,8 +77,14 @@ void CheckAcyclic(const HloComputation& comp, const InstructionPositions& positi
 
 InstructionPositions::InstructionPositions(const HloModule& module) {
   int64_t count = 0;
-  for (const auto& comp : module.computations()) count += comp->instruction_count();
-  id_limit_ = 4 * count + 1024;
+  int64_t max_id = -1;
+  for (const auto& comp : module.computations()) {
+    count += comp->instruction_count();
+    for (const auto& inst : comp->instructions()) max_id = std::max(max_id, inst->unique_id());
+  }
+  id_limit_ = std::min(max_id + 1, 4 * count + 1024);
+  by_id_.resize(static_cast<size_t>(id_limit_), -1);
+  owner_.resize(static_cast<size_t>(id_limit_), -1);
 }
 
 void InstructionPositions::Begin(const HloComputation& comp) {
@@ -89,16 +96,10 @@ void InstructionPositions::Begin(const HloComputation& comp) {
 
 void InstructionPositions::Add(const HloInstruction* inst, int32_t position) {
   int64_t id = inst->unique_id();
-  if (!map_mode_ && id >= 0 && id < id_limit_) {
-    if (id >= static_cast<int64_t>(owner_.size())) {
-      owner_.resize(static_cast<size_t>(id) + 1, -1);
-      by_id_.resize(static_cast<size_t>(id) + 1, -1);
-    }
-    if (owner_[id] != generation_) {
-      owner_[id] = generation_;
-      by_id_[id] = position;
-      return;
-    }
+  if (!map_mode_ && id >= 0 && id < id_limit_ && owner_[id] != generation_) {
+    owner_[id] = generation_;
+    by_id_[id] = position;
+    return;
   }
   if (!map_mode_) {
     // A repeated, negative or sparse id: this computation uses the map.
@@ -117,7 +118,7 @@ int32_t InstructionPositions::Find(const HloInstruction* inst) const {
     return it == by_pointer_.end() ? -1 : it->second;
   }
   int64_t id = inst->unique_id();
-  if (id < 0 || id >= static_cast<int64_t>(owner_.size()) || owner_[id] != generation_) return -1;
+  if (id < 0 || id >= id_limit_ || owner_[id] != generation_) return -1;
   return by_id_[id];
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/container/inlined_vector.h"
 #include "xlite/base/check.h"
 #include "xlite/base/status.h"
 
@@ -54,7 +55,7 @@ int64_t TileAssignment::DeviceAt(int64_t linear_index) const {
   }
   // The linear index walks the transposed array row-major; element k of the
   // transposed index is coordinate perm[k] of the iota array.
-  std::vector<int64_t> source(rank, 0);
+  absl::InlinedVector<int64_t, 8> source(rank, 0);
   int64_t rest = linear_index;
   for (size_t k = rank; k-- > 0;) {
     int64_t extent = reshape_dims_[transpose_perm_[k]];

@@ -668,7 +668,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
   auto parse_to_apply = [&] { return ParseComputationRef(&to_apply); };
   auto finish = [&](absl::Status status) -> absl::Status {
     XLITE_RETURN_IF_ERROR(status);
-    if (to_apply != nullptr) called.insert(called.begin(), to_apply);
+    if (to_apply != nullptr) inst->AppendCalledComputation(to_apply);
     for (HloComputation* c : called) inst->AppendCalledComputation(c);
     if (record) inst->set_attrs(std::move(record));
     return absl::OkStatus();

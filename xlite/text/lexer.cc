@@ -44,24 +44,29 @@ void Lexer::SetError(Token* tok, size_t start, std::string message) {
 }
 
 bool Lexer::SkipSpaceAndComments(Token* tok) {
-  const size_t n = text_.size();
-  while (pos_ < n) {
-    char c = text_[pos_];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      ++pos_;
-    } else if (c == '/' && pos_ + 1 < n && text_[pos_ + 1] == '*') {
-      size_t end = text_.find("*/", pos_ + 2);
-      if (end == std::string_view::npos) {
+  // A local cursor: the compiler keeps it in a register across the loop.
+  const char* const begin = text_.data();
+  const char* const end = begin + text_.size();
+  const char* p = begin + pos_;
+  while (p < end) {
+    char c = *p;
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++p;
+    } else if (c == '/' && p + 1 < end && p[1] == '*') {
+      size_t close = text_.find("*/", static_cast<size_t>(p - begin) + 2);
+      if (close == std::string_view::npos) {
+        pos_ = static_cast<size_t>(p - begin);
         SetError(tok, pos_, "unterminated /* comment");
         return false;
       }
-      pos_ = end + 2;
-    } else if (c == '/' && pos_ + 1 < n && text_[pos_ + 1] == '/') {
-      while (pos_ < n && text_[pos_] != '\n' && text_[pos_] != '\r') ++pos_;
+      p = begin + close + 2;
+    } else if (c == '/' && p + 1 < end && p[1] == '/') {
+      while (p < end && *p != '\n' && *p != '\r') ++p;
     } else {
       break;
     }
   }
+  pos_ = static_cast<size_t>(p - begin);
   return true;
 }
 
@@ -85,10 +90,82 @@ Token Lexer::Peek() {
   return next;
 }
 
+namespace {
+
+// The numeric fields of a token are only meaningful for kInt and kFloat and
+// are set (or reset) where those are made.
+void ResetNumber(Token* tok) {
+  tok->int_value = 0;
+  tok->int_above_int64 = false;
+  tok->float_value = 0;
+  tok->has_nan_payload = false;
+  tok->nan_payload = 0;
+}
+
+}  // namespace
+
+// Bytes that are a whole token by themselves (kEof for every other byte).
+constexpr std::array<TokKind, 256> kSingleByteTokens = [] {
+  constexpr std::pair<char, TokKind> kPunctuation[] = {
+      {'=', TokKind::kEqual},    {',', TokKind::kComma},    {':', TokKind::kColon},
+      {'*', TokKind::kStar},     {'#', TokKind::kHash},     {'+', TokKind::kPlus},
+      {'~', TokKind::kTilde},    {'[', TokKind::kLbracket}, {']', TokKind::kRbracket},
+      {'{', TokKind::kLbrace},   {'}', TokKind::kRbrace},   {'(', TokKind::kLparen},
+      {')', TokKind::kRparen}};
+  std::array<TokKind, 256> table{};
+  table.fill(TokKind::kEof);
+  for (const auto& [byte, kind] : kPunctuation) table[static_cast<unsigned char>(byte)] = kind;
+  return table;
+}();
+
 void Lexer::LexToken(Token* tok) {
-  *tok = Token();
-  if (!SkipSpaceAndComments(tok)) return;
+  // Punctuation, %names, identifiers and numbers after plain spaces make up
+  // most tokens; they are read here, everything else by the general lexer.
+  const char* const begin = text_.data();
   const size_t n = text_.size();
+  size_t pos = pos_;
+  while (pos < n && (begin[pos] == ' ' || begin[pos] == '\n')) ++pos;
+  if (pos < n) {
+    const char c = begin[pos];
+    const TokKind single = kSingleByteTokens[static_cast<unsigned char>(c)];
+    if (single != TokKind::kEof) {
+      tok->kind = single;
+      tok->text = std::string_view(begin + pos, 1);
+      tok->offset = pos;
+      pos_ = pos + 1;
+      return;
+    }
+    if (IsIdentStart(c) || IsDigit(c)) {
+      tok->offset = pos;
+      pos_ = pos;
+      if (IsDigit(c)) {
+        LexNumberLike(tok, pos);
+      } else {
+        LexIdentifier(tok, pos);
+      }
+      return;
+    }
+    if (c == '%') {
+      size_t end = pos + 1;
+      while (end < n && IsNameChar(begin[end])) ++end;
+      if (end > pos + 1) {
+        tok->kind = TokKind::kName;
+        tok->text = std::string_view(begin + pos + 1, end - pos - 1);
+        tok->offset = pos;
+        pos_ = end;
+        return;
+      }
+    }
+  }
+  pos_ = pos;
+  LexGeneral(tok);
+}
+
+void Lexer::LexGeneral(Token* tok) {
+  tok->kind = TokKind::kEof;
+  tok->text = {};
+  const size_t n = text_.size();
+  if (!SkipSpaceAndComments(tok)) return;
   size_t start = pos_;
   tok->offset = start;
   if (pos_ >= n) {
@@ -102,6 +179,11 @@ void Lexer::LexToken(Token* tok) {
     tok->kind = kind;
     tok->text = text_.substr(start, 1);
   };
+  if (const TokKind punctuation = kSingleByteTokens[static_cast<unsigned char>(c)];
+      punctuation != TokKind::kEof) {
+    single(punctuation);
+    return;
+  }
   switch (c) {
     case '%': {
       ++pos_;
@@ -119,19 +201,6 @@ void Lexer::LexToken(Token* tok) {
     case '\'':
       LexString(tok, start);
       return;
-    case '=': single(TokKind::kEqual); return;
-    case ',': single(TokKind::kComma); return;
-    case ':': single(TokKind::kColon); return;
-    case '*': single(TokKind::kStar); return;
-    case '#': single(TokKind::kHash); return;
-    case '+': single(TokKind::kPlus); return;
-    case '~': single(TokKind::kTilde); return;
-    case '[': single(TokKind::kLbracket); return;
-    case ']': single(TokKind::kRbracket); return;
-    case '{': single(TokKind::kLbrace); return;
-    case '}': single(TokKind::kRbrace); return;
-    case '(': single(TokKind::kLparen); return;
-    case ')': single(TokKind::kRparen); return;
     case '<':
       if (pos_ + 1 < n && text_[pos_ + 1] == '=') {
         pos_ += 2;
@@ -195,7 +264,13 @@ void Lexer::LexToken(Token* tok) {
 
 void Lexer::LexIdentifier(Token* tok, size_t start) {
   const size_t n = text_.size();
-  while (pos_ < n && IsIdentChar(text_[pos_])) ++pos_;
+  {
+    const char* const begin = text_.data();
+    const char* p = begin + pos_;
+    const char* const end = begin + n;
+    while (p < end && IsIdentChar(*p)) ++p;
+    pos_ = static_cast<size_t>(p - begin);
+  }
   // Dim labels (`bf01_oi01->bf01`) read as an identifier up to the `-` of
   // their arrow (or up to a `?` dimension), so only such runs are tried.
   size_t end;
@@ -211,6 +286,7 @@ void Lexer::LexIdentifier(Token* tok, size_t start) {
   std::string_view ident = text_.substr(start, pos_ - start);
   tok->text = ident;
   if (ident == "inf") {
+    ResetNumber(tok);
     tok->kind = TokKind::kFloat;
     tok->float_value = __builtin_inf();
     return;
@@ -306,6 +382,7 @@ bool Lexer::LexDxD(size_t start, size_t* end) const {
 }
 
 void Lexer::LexNumberLike(Token* tok, size_t start) {
+  ResetNumber(tok);
   const size_t n = text_.size();
   size_t end;
   bool negative = text_[start] == '-';

@@ -72,6 +72,7 @@ class Lexer {
 
  private:
   void LexToken(Token* tok);
+  void LexGeneral(Token* tok);  // LexToken's path for all but the commonest tokens
   bool SkipSpaceAndComments(Token* tok);
   void LexIdentifier(Token* tok, size_t start);
   void LexNumberLike(Token* tok, size_t start);

@@ -441,7 +441,7 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     if (parameter_number >= static_cast<int64_t>(lexer_.text().size())) {
       return ErrorAt(number_offset, "parameter number is too large");
     }
-    if (!scope->parameter_numbers.insert(parameter_number).second) {
+    if (scope->computation->parameter_instruction(parameter_number) != nullptr) {
       return ErrorAt(number_offset, Cat("duplicate parameter number ", parameter_number));
     }
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -70,7 +69,6 @@ class HloTextParser {
   struct Scope {
     HloComputation* computation = nullptr;
     NameMap<HloInstruction*> names;
-    absl::flat_hash_set<int64_t> parameter_numbers;
     HloInstruction* root = nullptr;
     HloInstruction* last = nullptr;
     // Instructions written inline as operands; named once the body is read.

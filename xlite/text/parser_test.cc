@@ -7,7 +7,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 
 namespace xlite {
@@ -149,6 +152,34 @@ TEST(ParserTest, LongDimensionsTakeTheGeneralPath) {
             int64_t{1000000000000000000});
   EXPECT_FALSE(ParseHloModule("ENTRY %e { ROOT %p = s8[20000000000000000000] parameter(0) }")
                    .ok());
+}
+
+// Integer lists are read from the bytes when plain (`{1,0}`); spaces, signs,
+// comments and 19-digit values take the token grammar with the same result
+// or its error.
+TEST(ParserTest, IntegerListsPlainAndGeneral) {
+  auto m = ParseBody(
+      "  %p = f32[2,3,4] parameter(0)\n"
+      "  %a = f32[4,3,2] transpose(%p), dimensions={2,1,0}\n"
+      "  %b = f32[4,3,2] transpose(%p), dimensions={ 2, 1,0 }\n"
+      "  %c = f32[4,3,2] transpose(%p), dimensions={2,/*x*/1,0}\n"
+      "  %e = f32[4,3,2] transpose(%p), dimensions={0000000000000000002,1,0}\n"
+      "  ROOT %d = f32[2,3,4] transpose(%p), dimensions={000000000000000000,1,2}");
+  ASSERT_NE(m, nullptr);
+  for (const char* name : {"a", "b", "c", "e"}) {
+    EXPECT_EQ(Find(*m, name)->dimensions(), (std::vector<int64_t>{2, 1, 0})) << name;
+  }
+  EXPECT_EQ(Find(*m, "d")->dimensions(), (std::vector<int64_t>{0, 1, 2}));
+  auto error = [](std::string_view dims) {
+    auto module = ParseHloModule(absl::StrCat(
+        "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = f32[2] transpose(p), dimensions=",
+        AsAbsl(dims), "\n}"));
+    return module.ok() ? std::string("ok") : std::string(module.status().message());
+  };
+  EXPECT_THAT(error("{0,}"), ::testing::HasSubstr("expected an integer"));
+  EXPECT_THAT(error("{99999999999999999999}"), ::testing::HasSubstr("integer"));
+  EXPECT_THAT(error("{0 1}"), ::testing::HasSubstr("expected ',' or a closing bracket"));
+  EXPECT_EQ(error("{-0}"), "ok");
 }
 
 TEST(ParserTest, Constants) {

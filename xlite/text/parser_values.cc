@@ -139,10 +139,53 @@ absl::Status HloTextParser::ParseIdentifier(std::string_view* value) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Reads `d(,d)*` or nothing up to `close` from `p`; false when anything else
+// (spaces, signs, huge numbers, other bytes) is there.
+bool ScanDigitList(const char*& p, const char* end, char close, DimVector* values) {
+  if (p < end && *p == close) {
+    ++p;
+    return true;
+  }
+  while (true) {
+    const char* start = p;
+    // 18 digits always fit in int64_t; a 19th sends the list to the grammar.
+    const char* limit = end - p > 18 ? p + 18 : end;
+    int64_t v = 0;
+    while (p < limit && *p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0');
+    if (p == start || p >= end || (*p >= '0' && *p <= '9')) return false;
+    values->push_back(v);
+    if (*p == close) {
+      ++p;
+      return true;
+    }
+    if (*p != ',') return false;
+    ++p;
+  }
+}
+
+}  // namespace
+
 absl::Status HloTextParser::ParseDelimitedInts(TokKind open, TokKind close,
                                                std::string_view open_text,
                                                std::vector<int64_t>* values) {
   values->clear();
+  // Plain lists (`{2,1,0}`) are read straight from the bytes into one
+  // allocation; anything else (spaces, signs, huge values) takes the grammar.
+  if (kind() == open) {
+    const std::string_view text = lexer_.text();
+    const char* p = text.data() + tok().offset + 1;
+    DimVector scanned;
+    const char close_char = close == TokKind::kRbrace     ? '}'
+                            : close == TokKind::kRbracket ? ']'
+                                                          : ')';
+    if (ScanDigitList(p, text.data() + text.size(), close_char, &scanned)) {
+      values->assign(scanned.begin(), scanned.end());
+      lexer_.ResetTo(static_cast<size_t>(p - text.data()));
+      return absl::OkStatus();
+    }
+  }
   return ParseDelimited(open, close, open_text, [&]() -> absl::Status {
     int64_t v = 0;
     XLITE_RETURN_IF_ERROR(ParseInt(&v));
@@ -327,34 +370,6 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// Reads `d(,d)*` or nothing up to `close` from `p`; false when anything else
-// (spaces, signs, huge numbers, other bytes) is there.
-bool ScanDigitList(const char*& p, const char* end, char close, DimVector* values) {
-  if (p < end && *p == close) {
-    ++p;
-    return true;
-  }
-  while (true) {
-    const char* start = p;
-    int64_t v = 0;
-    while (p < end && *p >= '0' && *p <= '9') {
-      if (p - start == 18) return false;  // 18 digits always fit in int64_t
-      v = v * 10 + (*p++ - '0');
-    }
-    if (p == start || p >= end) return false;
-    values->push_back(v);
-    if (*p == close) {
-      ++p;
-      return true;
-    }
-    if (*p != ',') return false;
-    ++p;
-  }
-}
-
-}  // namespace
 
 // Most shapes in dumps are `type[d,...]` or `type[d,...]{m,...}` written
 // without spaces: those are read straight from the bytes instead of token by
