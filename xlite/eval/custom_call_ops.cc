@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xlite/base/stable_sort.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/custom_call_registry.h"
 #include "xlite/eval/index_util.h"
@@ -179,8 +180,7 @@ absl::StatusOr<Literal> TopK(const HloInstruction& inst, Operands operands, Eval
   std::vector<int64_t> order(n);
   for (int64_t row = 0; row < rows; ++row) {
     std::iota(order.begin(), order.end(), row * n);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return Greater(input, type, a, b); });
+    StableSort(order, [&](int64_t a, int64_t b) { return Greater(input, type, a, b); });
     for (int64_t j = 0; j < k; ++j) {
       std::memcpy(values.mutable_raw_data().data() + (row * k + j) * bytes,
                   input.raw_data().data() + order[j] * bytes, bytes);

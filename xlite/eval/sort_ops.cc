@@ -15,6 +15,7 @@
 #include <numeric>
 #include <vector>
 
+#include "xlite/base/stable_sort.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/eval/index_util.h"
@@ -154,7 +155,7 @@ absl::StatusOr<Literal> Sort(const HloInstruction& inst, Operands operands, Eval
   XLITE_RETURN_IF_ERROR(ForEachLine(dims, dim, [&](const Line& line) -> absl::Status {
     order.resize(line.size);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    StableSort(order, [&](int64_t a, int64_t b) {
       return comparator(line.start + a * line.stride, line.start + b * line.stride);
     });
     XLITE_RETURN_IF_ERROR(comparator.status());

@@ -13,6 +13,7 @@
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/base/stable_sort.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 #include "xlite/tools/commands.h"
@@ -56,8 +57,8 @@ Report MakeReport(const HloModule& module, ModuleCost cost, const DeviceSpec& de
     report.seconds_by_bound[static_cast<int>(time.bound)] += time.seconds;
   }
   // Stable: equal times keep the module's order.
-  std::stable_sort(report.rows.begin(), report.rows.end(),
-                   [](const Row& a, const Row& b) { return a.time.seconds > b.time.seconds; });
+  StableSort(report.rows,
+             [](const Row& a, const Row& b) { return a.time.seconds > b.time.seconds; });
   double most = 0;
   for (Bound b : {Bound::kCompute, Bound::kMemory, Bound::kInterconnect}) {
     if (report.seconds_by_bound[static_cast<int>(b)] > most) {
