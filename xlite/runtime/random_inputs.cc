@@ -67,6 +67,14 @@ std::optional<int64_t> DirectBound(const HloInstruction& user, int64_t j) {
       }
       break;
     }
+    case O::kSetDimensionSize: {
+      // The new size of the dimension: anything from 0 up to its bound.
+      const std::vector<int64_t>& dims = user.dimensions();
+      if (j == 1 && dims.size() == 1 && dims[0] >= 0 && dims[0] < operand.rank()) {
+        take(operand.dimensions(dims[0]) + 1);
+      }
+      break;
+    }
     default:
       break;
   }

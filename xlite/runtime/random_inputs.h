@@ -2,7 +2,8 @@
 // (`xlite run --random SEED` and the corpus conformance run share this):
 // arguments for every entry parameter and values for elided `{...}`
 // constants, with integers that feed gather/scatter/dynamic-slice indices
-// kept in range of the dimension they index.
+// kept in range of the dimension they index (and set-dimension-size sizes
+// within the dimension's bound).
 #ifndef XLITE_RUNTIME_RANDOM_INPUTS_H_
 #define XLITE_RUNTIME_RANDOM_INPUTS_H_
 
@@ -27,7 +28,8 @@ Literal RandomLiteral(const Shape& shape, uint64_t& state,
 // When `value`'s elements reach (through converts, reshapes, broadcasts,
 // copies, transposes, slices, concatenates, bitcasts, fusion/call
 // parameters) the start indices of a gather, scatter, dynamic-slice or
-// dynamic-update-slice: the smallest size of a dimension they index.
+// dynamic-update-slice: the smallest size of a dimension they index; when
+// they reach the size operand of a set-dimension-size: its bound plus one.
 std::optional<int64_t> IndexBound(const HloInstruction& value);
 
 // One argument per entry parameter, from `seed`.

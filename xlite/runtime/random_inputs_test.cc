@@ -99,6 +99,28 @@ ENTRY e {
   }
 }
 
+// A set-dimension-size size may be anything from 0 to the dimension's bound:
+// random sizes stay in [0, 4] for f32[3,4] dimension 1.
+TEST(RandomInputsTest, SetDimensionSizeSizesStayWithinTheBound) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+HloModule m
+ENTRY e {
+  p = f32[3,4] parameter(0)
+  n = s32[] parameter(1)
+  ROOT s = f32[3,<=4] set-dimension-size(p, n), dimensions={1}
+})");
+  const HloComputation& entry = *module->entry_computation();
+  EXPECT_EQ(IndexBound(*entry.parameter_instruction(1)), 5);
+  bool saw_full = false;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    int64_t n = RandomArguments(*module, seed)[1].GetInt64(0);
+    EXPECT_GE(n, 0);
+    EXPECT_LE(n, 4);
+    saw_full |= n == 4;
+  }
+  EXPECT_TRUE(saw_full);
+}
+
 TEST(RandomInputsTest, FillsElidedConstantsOnly) {
   const char* text = R"(
 HloModule m
