@@ -153,7 +153,9 @@ double DecodeNarrow(uint64_t bits, const Format& f) {
       if (magnitude == f.all_magnitude()) return negative ? -NAN : NAN;
       break;
     case Specials::kFnuz:
-      if (bits == f.sign_bit()) return NAN;
+      // The NaN pattern is the -0 one, and ml_dtypes keeps its sign bit when
+      // widening it, so XLA prints these NaNs as `-nan`.
+      if (bits == f.sign_bit()) return -NAN;
       break;
     case Specials::kE8M0:
       if (bits == 0xFF) return NAN;
@@ -201,6 +203,42 @@ double DecodeFloat(uint64_t bits, PrimitiveType type) {
     return f;
   }
   return DecodeNarrow(bits, FormatOf(type));
+}
+
+int NanPayloadBits(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::F64: return 52;
+    case PrimitiveType::F32: return 23;
+    case PrimitiveType::F16:
+    case PrimitiveType::BF16:
+    case PrimitiveType::F8E5M2:
+    case PrimitiveType::F8E4M3:
+    case PrimitiveType::F8E3M4:
+      return FormatOf(type).mantissa_bits;
+    default:
+      return 0;
+  }
+}
+
+uint64_t DefaultNanPayload(PrimitiveType type) {
+  const int bits = NanPayloadBits(type);
+  return bits == 0 ? 0 : uint64_t{1} << (bits - 1);
+}
+
+uint64_t NanBitsWithPayload(bool negative, uint64_t payload, PrimitiveType type) {
+  const int mantissa_bits = NanPayloadBits(type);
+  XLITE_CHECK(mantissa_bits > 0 && payload != 0 && (payload >> mantissa_bits) == 0);
+  const int width = BitWidth(type);
+  const uint64_t sign = negative ? uint64_t{1} << (width - 1) : 0;
+  const uint64_t exponent = ((uint64_t{1} << (width - 1 - mantissa_bits)) - 1) << mantissa_bits;
+  return sign | exponent | payload;
+}
+
+uint64_t PrintedNanPayload(uint64_t bits, PrimitiveType type) {
+  const int mantissa_bits = NanPayloadBits(type);
+  if (mantissa_bits == 0) return 0;
+  const uint64_t payload = bits & ((uint64_t{1} << mantissa_bits) - 1);
+  return payload == DefaultNanPayload(type) ? 0 : payload;
 }
 
 }  // namespace xlite

@@ -16,6 +16,20 @@ uint64_t EncodeFloat(double value, PrimitiveType type);
 // The exact value of the bits of a float type.
 double DecodeFloat(uint64_t bits, PrimitiveType type);
 
+// NaN payloads as XLA's text writes them (`nan(0x..)`): the mantissa bits of
+// a NaN. Only the IEEE-style types, which have signalling NaNs, carry one;
+// the others have a single NaN encoding and NanPayloadBits is 0 for them.
+int NanPayloadBits(PrimitiveType type);
+// The payload of a NaN written without one: the quiet bit alone (0 when the
+// type carries no payload).
+uint64_t DefaultNanPayload(PrimitiveType type);
+// Bits of the NaN of `type` with this sign and payload; `payload` must be in
+// [1, 2^NanPayloadBits(type)).
+uint64_t NanBitsWithPayload(bool negative, uint64_t payload, PrimitiveType type);
+// The payload of the NaN `bits` of `type` when XLA prints it (not the
+// default one), else 0.
+uint64_t PrintedNanPayload(uint64_t bits, PrimitiveType type);
+
 }  // namespace xlite
 
 #endif  // XLITE_IR_FLOAT_FORMAT_H_

@@ -109,6 +109,7 @@ TEST(FloatFormatTest, FnuzTypes) {
     EXPECT_EQ(EncodeFloat(-0.0, t), 0x00u);
     EXPECT_EQ(EncodeFloat(-1e-30, t), 0x00u);  // underflow has no -0 either
     EXPECT_TRUE(std::isnan(DecodeFloat(0x80, t)));
+    EXPECT_TRUE(std::signbit(DecodeFloat(0x80, t)));  // widened with its sign bit
     EXPECT_EQ(DecodeFloat(0x00, t), 0.0);
   }
   EXPECT_EQ(EncodeFloat(1.0, PT::F8E4M3FNUZ), 0x40u);
@@ -170,6 +171,37 @@ TEST(FloatFormatTest, NativeTypesRoundTrip) {
   EXPECT_EQ(DecodeFloat(0x3F800000u, PT::F32), 1.0);
   EXPECT_EQ(EncodeFloat(1e300, PT::F32), 0x7F800000u);
   EXPECT_EQ(DecodeFloat(EncodeFloat(0.1, PT::F64), PT::F64), 0.1);
+}
+
+// NaN payloads as XLA's text carries them: the mantissa of the types with
+// signalling NaNs; none for the single-NaN types.
+TEST(FloatFormatTest, NanPayloads) {
+  EXPECT_EQ(NanPayloadBits(PT::F64), 52);
+  EXPECT_EQ(NanPayloadBits(PT::F32), 23);
+  EXPECT_EQ(NanPayloadBits(PT::F16), 10);
+  EXPECT_EQ(NanPayloadBits(PT::BF16), 7);
+  EXPECT_EQ(NanPayloadBits(PT::F8E5M2), 2);
+  EXPECT_EQ(NanPayloadBits(PT::F8E4M3), 3);
+  EXPECT_EQ(NanPayloadBits(PT::F8E3M4), 4);
+  for (PT t : {PT::F8E4M3FN, PT::F8E4M3FNUZ, PT::F8E5M2FNUZ, PT::F8E4M3B11FNUZ,
+               PT::F8E8M0FNU, PT::F4E2M1FN, PT::S32}) {
+    EXPECT_EQ(NanPayloadBits(t), 0) << PrimitiveTypeName(t);
+    EXPECT_EQ(DefaultNanPayload(t), 0u);
+  }
+  EXPECT_EQ(DefaultNanPayload(PT::BF16), 0x40u);
+  EXPECT_EQ(DefaultNanPayload(PT::F64), uint64_t{1} << 51);
+  EXPECT_EQ(NanBitsWithPayload(true, 0x7f, PT::BF16), 0xFFFFu);
+  EXPECT_EQ(NanBitsWithPayload(false, 0x3f, PT::BF16), 0x7FBFu);
+  EXPECT_EQ(NanBitsWithPayload(false, 0x1, PT::F32), 0x7F800001u);
+  EXPECT_EQ(NanBitsWithPayload(true, 0x1, PT::F16), 0xFC01u);
+  EXPECT_EQ(NanBitsWithPayload(false, 0x1, PT::F8E5M2), 0x7Du);
+  EXPECT_EQ(NanBitsWithPayload(false, 0x5, PT::F8E3M4), 0x75u);
+  EXPECT_EQ(NanBitsWithPayload(true, 0xf, PT::F64), 0xFFF000000000000Full);
+  EXPECT_EQ(PrintedNanPayload(0xFFFF, PT::BF16), 0x7Fu);
+  EXPECT_EQ(PrintedNanPayload(0x7FC0, PT::BF16), 0u);  // the default
+  EXPECT_EQ(PrintedNanPayload(0x7D, PT::F8E5M2), 0x1u);
+  EXPECT_EQ(PrintedNanPayload(0x7F, PT::F8E4M3FN), 0u);
+  EXPECT_EQ(PrintedNanPayload(0x7FC00001u, PT::F32), 0x400001u);
 }
 
 TEST(FloatUlpTest, CountsRepresentableValuesAcrossZero) {

@@ -158,6 +158,16 @@ std::complex<double> Literal::GetComplex(int64_t i) const {
   return {GetDouble(i), 0.0};
 }
 
+uint64_t Literal::GetBits(int64_t i) const {
+  const int bytes = StorageBytes(shape_.element_type());
+  return LoadBits(data_.data() + i * bytes, bytes);
+}
+
+void Literal::SetBits(int64_t i, uint64_t bits) {
+  const int bytes = StorageBytes(shape_.element_type());
+  StoreBits(data_.data() + i * bytes, bytes, bits);
+}
+
 void Literal::SetDouble(int64_t i, double v) {
   PrimitiveType t = shape_.element_type();
   int bytes = StorageBytes(t);

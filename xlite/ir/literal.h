@@ -60,6 +60,10 @@ class Literal {
   void SetDouble(int64_t i, double v);
   void SetInt64(int64_t i, int64_t v);
   void SetComplex(int64_t i, std::complex<double> v);
+  // The stored bits of element `i` of a non-complex array, unconverted (a
+  // float's NaN payload survives them, not GetDouble/SetDouble).
+  uint64_t GetBits(int64_t i) const;
+  void SetBits(int64_t i, uint64_t bits);
 
   // Element-wise conversion to another array type with XLA's semantics
   // (float->int truncates, NaN->0, saturates; narrow floats round to nearest

@@ -147,6 +147,19 @@ TEST(LiteralTest, ComplexConversions) {
   EXPECT_FALSE(Literal::Tuple({}).Convert(PT::F32).ok());
 }
 
+TEST(LiteralTest, BitsAreStoredUnconverted) {
+  Literal l(Shape(PrimitiveType::BF16, {2}));
+  l.SetBits(0, 0xFFBF);  // a signalling NaN with payload 0x3f
+  l.SetBits(1, 0x3F80);  // 1.0
+  EXPECT_EQ(l.GetBits(0), 0xFFBFu);
+  EXPECT_EQ(l.Get<uint16_t>(0), 0xFFBFu);
+  EXPECT_TRUE(std::isnan(l.GetDouble(0)));
+  EXPECT_EQ(l.GetDouble(1), 1.0);
+  Literal i(Shape(PrimitiveType::S8, {1}));
+  i.SetInt64(0, -2);
+  EXPECT_EQ(i.GetBits(0), 0xFEu);
+}
+
 TEST(LiteralTest, EqualityIgnoresLayout) {
   Shape with_layout(PT::S32, {2});
   with_layout.set_layout(Layout({0}));

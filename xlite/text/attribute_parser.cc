@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <charconv>
 
+#include "absl/strings/match.h"
 #include "xlite/base/status.h"
+#include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 #include "xlite/text/parser_impl.h"
 
@@ -560,9 +562,13 @@ absl::Status HloTextParser::ParseResultAccuracy(ResultAccuracy* accuracy) {
   std::string_view key = tok().text;
   Advance();
   if (key == "mode") {
-    std::string_view mode;
-    XLITE_RETURN_IF_ERROR(ParseIdentifier(&mode));
-    accuracy->mode = std::string(mode);
+    // XLA's ResultAccuracy modes; its dumps write them in either case.
+    const bool known = kind() == TokKind::kIdent &&
+                       (absl::EqualsIgnoreCase(AsAbsl(tok().text), "default") ||
+                        absl::EqualsIgnoreCase(AsAbsl(tok().text), "highest"));
+    if (!known) return Expected("a result_accuracy mode (default or highest)");
+    accuracy->mode = std::string(tok().text);
+    Advance();
   } else if (key == "tolerance") {
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
     while (!Consume(TokKind::kRbrace)) {
@@ -1058,7 +1064,12 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     }
     case AttrsKind::kAsync: {
       auto* a = Record<AsyncAttrs>(record);
-      auto thread = [&] { return ParseString(&a->execution_thread); };
+      written_async_thread_.reset();
+      auto thread = [&]() -> absl::Status {
+        XLITE_RETURN_IF_ERROR(ParseString(&a->execution_thread));
+        written_async_thread_ = a->execution_thread;
+        return absl::OkStatus();
+      };
       auto calls = [&] { return ParseComputationRef(&to_apply); };
       auto aliasing = [&] { return ParseOutputOperandAliasing(&a->output_to_operand_aliasing); };
       return attrs({{"calls", op == O::kAsyncStart, calls},
@@ -1094,7 +1105,16 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
       break;
   }
   switch (op) {
-    case O::kBroadcast:
+    case O::kBroadcast: {
+      // XLA lets a broadcast of a scalar omit dimensions= (they are then {}).
+      const bool scalar_operand =
+          inst->operand_count() == 1 && inst->operand(0)->shape().IsArray() &&
+          inst->operand(0)->shape().rank() == 0;
+      XLITE_RETURN_IF_ERROR(
+          attrs({{"dimensions", scalar_operand ? kOptional : kRequired, parse_dims}}));
+      if (!inst->has_dimensions_attr()) inst->set_dimensions({});
+      return absl::OkStatus();
+    }
     case O::kTranspose:
     case O::kReverse:
     case O::kConcatenate:
@@ -1122,29 +1142,27 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
       HloComputation* on_true = nullptr;
       HloComputation* on_false = nullptr;
       std::vector<HloComputation*> branches;
-      bool has_branches = false;
       auto parse_true = [&] { return ParseComputationRef(&on_true); };
       auto parse_false = [&] { return ParseComputationRef(&on_false); };
-      auto parse_branches = [&] {
-        has_branches = true;
-        return ParseComputationList(&branches);
-      };
-      XLITE_RETURN_IF_ERROR(ParseAttributes({{"true_computation", kOptional, parse_true},
-                                             {"false_computation", kOptional, parse_false},
-                                             {"branch_computations", kOptional, parse_branches}},
-                                            common, offset, extra));
-      if (has_branches) {
-        if (on_true || on_false) {
-          return ErrorAt(offset, "conditional takes either branch_computations or "
-                                 "true/false_computation, not both");
-        }
+      auto parse_branches = [&] { return ParseComputationList(&branches); };
+      // As XLA: the selector's type decides the spelling, a pred[] takes
+      // true_/false_computation and an s32[] branch_computations.
+      if (inst->operand_count() == 0 || !inst->operand(0)->shape().IsArray() ||
+          inst->operand(0)->shape().rank() != 0) {
+        return ErrorAt(offset, "the first operand of a conditional must be a scalar");
+      }
+      const PrimitiveType selector = inst->operand(0)->shape().element_type();
+      if (selector == PrimitiveType::PRED) {
+        XLITE_RETURN_IF_ERROR(ParseAttributes({{"true_computation", kRequired, parse_true},
+                                               {"false_computation", kRequired, parse_false}},
+                                              common, offset, extra));
+        called = {on_true, on_false};
+      } else if (selector == PrimitiveType::S32) {
+        XLITE_RETURN_IF_ERROR(ParseAttributes({{"branch_computations", kRequired, parse_branches}},
+                                              common, offset, extra));
         called = std::move(branches);
       } else {
-        if (!on_true || !on_false) {
-          return ErrorAt(offset, "conditional needs branch_computations or both "
-                                 "true_computation and false_computation");
-        }
-        called = {on_true, on_false};
+        return ErrorAt(offset, "the first operand of a conditional must be a pred[] or s32[] scalar");
       }
       return finish(absl::OkStatus());
     }

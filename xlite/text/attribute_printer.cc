@@ -1,6 +1,8 @@
 // The per-opcode attribute text of an instruction (everything between the
 // operand list and the shared attributes), in XLA's printing order; default
 // values are left out as XLA does.
+#include <algorithm>
+
 #include "xlite/ir/computation.h"
 #include "xlite/ir/attribute_names.h"
 #include "xlite/text/printer_internal.h"
@@ -83,11 +85,14 @@ void WindowAttr(const Window& window, std::string* out) {
 }
 
 // `b01f_01io->b01f`: each role's letter at its dimension number, spatial
-// dimensions by their index.
+// dimensions by their index. As in XLA, each side is as long as its largest
+// dimension number needs, with `?` for the numbers no role names.
 void AppendConvDims(const ConvDimensions& d, std::string* out) {
-  auto side = [&](int64_t rank, int64_t a, char a_label, int64_t b, char b_label,
+  auto side = [&](int64_t a, char a_label, int64_t b, char b_label,
                   const std::vector<int64_t>& spatial) {
-    std::string labels(static_cast<size_t>(rank), '?');
+    int64_t rank = std::max(a, b) + 1;
+    for (int64_t s : spatial) rank = std::max(rank, s + 1);
+    std::string labels(static_cast<size_t>(std::max<int64_t>(rank, 0)), '?');
     auto put = [&](int64_t dim, char c) {
       if (dim >= 0 && dim < rank) labels[dim] = c;
     };
@@ -98,12 +103,11 @@ void AppendConvDims(const ConvDimensions& d, std::string* out) {
     }
     out->append(labels);
   };
-  int64_t rank = static_cast<int64_t>(d.input_spatial.size()) + 2;
-  side(rank, d.input_batch, 'b', d.input_feature, 'f', d.input_spatial);
+  side(d.input_batch, 'b', d.input_feature, 'f', d.input_spatial);
   out->push_back('_');
-  side(rank, d.kernel_input_feature, 'i', d.kernel_output_feature, 'o', d.kernel_spatial);
+  side(d.kernel_input_feature, 'i', d.kernel_output_feature, 'o', d.kernel_spatial);
   out->append("->");
-  side(rank, d.output_batch, 'b', d.output_feature, 'f', d.output_spatial);
+  side(d.output_batch, 'b', d.output_feature, 'f', d.output_spatial);
 }
 
 void PrecisionAttrs(const PrecisionConfig& p, std::string* out) {

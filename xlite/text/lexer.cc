@@ -439,6 +439,12 @@ void Lexer::LexNumberLike(Token* tok, size_t start) {
         SetError(tok, start, "malformed NaN payload");
         return;
       }
+      // As XLA's lexer: a payload is nonzero and fits a double's mantissa.
+      if (payload == 0 || payload > 0x000fffffffffffffull) {
+        pos_ = q + 1;
+        SetError(tok, start, "NaN payload out of range");
+        return;
+      }
       p = q + 1;
       has_payload = true;
     } else if (p < n && IsIdentChar(text_[p])) {

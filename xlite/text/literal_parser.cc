@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/float_format.h"
 #include "xlite/text/parser_impl.h"
@@ -25,18 +26,7 @@ int64_t CheckedElementCount(const Shape& shape) {
   return count;
 }
 
-double NanWithPayload(bool negative, uint64_t payload, PrimitiveType type) {
-  uint64_t bits = 0x7ff0000000000000ull;
-  // A double NaN keeps an f32 payload in its top mantissa bits through the
-  // double->float conversion, so shift it there.
-  if (type == PrimitiveType::F32) payload <<= 29;
-  bits |= payload & 0x000fffffffffffffull;
-  if ((bits & 0x000fffffffffffffull) == 0) bits |= 0x0008000000000000ull;
-  if (negative) bits |= 0x8000000000000000ull;
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
+std::string HexText(uint64_t v) { return absl::StrCat(absl::Hex(v)); }
 
 }  // namespace
 
@@ -146,13 +136,31 @@ absl::Status HloTextParser::ParseLiteralLevel(const Shape& shape, int64_t d,
   return absl::OkStatus();
 }
 
-absl::Status HloTextParser::ParseFloatValue(PrimitiveType type, double* value) {
+absl::Status HloTextParser::ParseFloatValue(PrimitiveType type, double* value,
+                                            uint64_t* nan_payload) {
   if (kind() != TokKind::kInt && kind() != TokKind::kFloat) {
     return Expected(Cat("a ", PrimitiveTypeName(type), " value"));
   }
   double v = tok().float_value;
-  if (tok().has_nan_payload) {
-    v = NanWithPayload(std::signbit(v), tok().nan_payload, type);
+  *nan_payload = 0;
+  // As XLA: the double's default payload (the quiet bit) stands for the
+  // type's default one; any other must fit the type's mantissa, and types
+  // with a single NaN encoding take none.
+  if (tok().has_nan_payload && tok().nan_payload != DefaultNanPayload(PrimitiveType::F64) &&
+      tok().nan_payload != DefaultNanPayload(type)) {
+    const uint64_t payload = tok().nan_payload;
+    const int bits = NanPayloadBits(type);
+    if (bits == 0) {
+      return Error(Cat("NaN payload 0x", HexText(payload), " is not supported by ",
+                       PrimitiveTypeName(type), ", which has a single NaN"));
+    }
+    if ((payload >> bits) != 0) {
+      return Error(Cat("NaN payload 0x", HexText(payload), " is out of range for ",
+                       PrimitiveTypeName(type), " (at most 0x",
+                       HexText((uint64_t{1} << bits) - 1), ")"));
+    }
+    *nan_payload = payload;
+    v = DecodeFloat(NanBitsWithPayload(std::signbit(v), payload, type), type);
   }
   if (std::isfinite(v) && type != PrimitiveType::F64) {
     double back = DecodeFloat(EncodeFloat(v, type), type);
@@ -173,9 +181,8 @@ absl::Status HloTextParser::ParseLiteralElement(PrimitiveType type, Literal* lit
       int64_t v;
       if (AtIdent("true") || AtIdent("false")) {
         v = AtIdent("true") ? 1 : 0;
-      } else if (kind() == TokKind::kInt && (tok().int_value == 0 || tok().int_value == 1) &&
-                 !tok().int_above_int64) {
-        v = tok().int_value;
+      } else if (kind() == TokKind::kInt) {
+        v = tok().int_value != 0;  // as XLA: any integer, nonzero is true
       } else {
         return Expected("'true' or 'false'");
       }
@@ -188,19 +195,25 @@ absl::Status HloTextParser::ParseLiteralElement(PrimitiveType type, Literal* lit
       if (kind() != TokKind::kInt) {
         return Expected(Cat("an integer ", PrimitiveTypeName(type), " value"));
       }
+      // XLA reads every integer as an int64 (text above INT64_MAX wraps to
+      // negative) and then checks it as a signed value against a signed type
+      // and as a uint64 against an unsigned one, so `u64[] constant(-1)` is
+      // all ones while `u32[] constant(-1)` is out of range.
       const int bits = BitWidth(type);
       const int64_t v = tok().int_value;
-      const bool above = tok().int_above_int64;
-      bool in_range;
       if (IsSignedInt(type)) {
-        in_range = !above && (bits == 64 || (v >= -(int64_t{1} << (bits - 1)) &&
-                                             v < (int64_t{1} << (bits - 1))));
+        const int64_t max = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+        const int64_t min = -max - 1;
+        if (v < min || v > max) {
+          return Error(Cat("value ", tok().text, " is out of range for ",
+                           PrimitiveTypeName(type), " [", min, ", ", max, "]"));
+        }
       } else {
-        in_range = above ? bits == 64 : (v >= 0 && (bits == 64 || v < (int64_t{1} << bits)));
-      }
-      if (!in_range) {
-        return Error(Cat("value ", tok().text, " is out of range for ",
-                         PrimitiveTypeName(type)));
+        const uint64_t max = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+        if (static_cast<uint64_t>(v) > max) {
+          return Error(Cat("value ", tok().text, " is out of range for ",
+                           PrimitiveTypeName(type), " [0, ", max, "]"));
+        }
       }
       Advance();
       if (literal) literal->SetInt64(index, v);
@@ -208,17 +221,25 @@ absl::Status HloTextParser::ParseLiteralElement(PrimitiveType type, Literal* lit
     }
     case TypeKind::kFloat: {
       double v;
-      XLITE_RETURN_IF_ERROR(ParseFloatValue(type, &v));
-      if (literal) literal->SetDouble(index, v);
+      uint64_t payload;
+      XLITE_RETURN_IF_ERROR(ParseFloatValue(type, &v, &payload));
+      if (literal == nullptr) return absl::OkStatus();
+      // Stored as bits: a conversion through double would drop the payload.
+      if (payload != 0) {
+        literal->SetBits(index, NanBitsWithPayload(std::signbit(v), payload, type));
+      } else {
+        literal->SetDouble(index, v);
+      }
       return absl::OkStatus();
     }
     case TypeKind::kComplex: {
       PrimitiveType component = ComplexComponentType(type);
       double re, im;
+      uint64_t payload;
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'(' starting a complex value"));
-      XLITE_RETURN_IF_ERROR(ParseFloatValue(component, &re));
+      XLITE_RETURN_IF_ERROR(ParseFloatValue(component, &re, &payload));
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kComma, "','"));
-      XLITE_RETURN_IF_ERROR(ParseFloatValue(component, &im));
+      XLITE_RETURN_IF_ERROR(ParseFloatValue(component, &im, &payload));
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kRparen, "')'"));
       if (literal) literal->SetComplex(index, {re, im});
       return absl::OkStatus();

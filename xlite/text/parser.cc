@@ -23,8 +23,9 @@
 //   tuple-shaped instruction is not expanded per leaf (XLA expands it), so
 //   printing gives back the text.
 // * Shapes keep the layout as written (no default layout is filled in).
-// * The computation signature `(p: shape, ...) -> shape` is read but only its
-//   syntax is checked; the verifier compares shapes.
+// * Of the computation signature `(p: shape, ...) -> shape` only the result
+//   shape is checked (against the root's, as XLA does); the verifier
+//   compares parameter shapes.
 #include "xlite/text/parser.h"
 
 #include <algorithm>
@@ -37,6 +38,19 @@
 
 namespace xlite {
 namespace {
+
+// XLA's ShapeUtil::Compatible: element types, tuple structure and dimension
+// sizes agree; layouts and dynamic-dimension marks are ignored.
+bool CompatibleIgnoringDynamic(const Shape& a, const Shape& b) {
+  if (a.IsTuple() || b.IsTuple()) {
+    if (!a.IsTuple() || !b.IsTuple() || a.tuple_size() != b.tuple_size()) return false;
+    for (int64_t i = 0; i < a.tuple_size(); ++i) {
+      if (!CompatibleIgnoringDynamic(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+    }
+    return true;
+  }
+  return a.SameDimensions(b);
+}
 
 // Restores the innermost scope when a (nested) computation body ends.
 template <typename T>
@@ -285,6 +299,8 @@ absl::Status HloTextParser::ParseComputation() {
     return ErrorAt(name_offset, "more than one ENTRY computation");
   }
   Advance();
+  std::optional<Shape> written_result;
+  size_t result_offset = 0;
   if (kind() == TokKind::kLparen) {
     XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
                                          [&]() -> absl::Status {
@@ -295,11 +311,19 @@ absl::Status HloTextParser::ParseComputation() {
       return ParseShape(&ignored);
     }));
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kArrow, "'->'"));
-    Shape ignored;
-    XLITE_RETURN_IF_ERROR(ParseShape(&ignored));
+    result_offset = tok().offset;
+    written_result.emplace();
+    XLITE_RETURN_IF_ERROR(ParseShape(&*written_result));
   }
   auto computation = std::make_unique<HloComputation>(std::string(name));
   XLITE_RETURN_IF_ERROR(ParseComputationBody(computation.get()));
+  const HloInstruction* root = computation->root_instruction();
+  if (written_result && !CompatibleIgnoringDynamic(*written_result, root->shape())) {
+    return ErrorAt(result_offset,
+                   Cat("shape of computation '", name, "', ", written_result->ToString(),
+                       ", is not compatible with that of its root instruction '",
+                       root->name(), "', ", root->shape().ToString()));
+  }
   if (Consume(TokKind::kComma)) {
     if (kind() != TokKind::kAttrName || tok().text != "execution_thread") {
       return Expected("execution_thread=");
@@ -489,8 +513,12 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     } else if (inst->called_computations()[0] != callee) {
       return ErrorAt(opcode_offset, "calls= differs from the async-start's computation");
     }
-    inst->mutable_attrs<AsyncAttrs>()->execution_thread =
-        previous->attrs<AsyncAttrs>().execution_thread;
+    const std::string& thread = previous->attrs<AsyncAttrs>().execution_thread;
+    if (written_async_thread_ && *written_async_thread_ != thread) {
+      return ErrorAt(opcode_offset, Cat("async_execution_thread=\"", *written_async_thread_,
+                                        "\" differs from the async-start's \"", thread, "\""));
+    }
+    inst->mutable_attrs<AsyncAttrs>()->execution_thread = thread;
   }
   if (*opcode == HloOpcode::kParameter) {
     inst->mutable_attrs<ParameterAttrs>()->number = parameter_number;
@@ -573,16 +601,16 @@ absl::Status HloTextParser::ParseOperands(Scope* scope, HloInstruction* inst) {
       XLITE_RETURN_IF_ERROR(ParseShape(&*written));
     }
     if (!IsNameToken(kind())) return Expected("an operand name");
-    auto it = scope->names.find(tok().text);
-    if (it == scope->names.end()) {
-      if (kind() == TokKind::kIdent && lexer_.Peek().kind == TokKind::kLparen) {
-        HloInstruction* nested = nullptr;
-        XLITE_RETURN_IF_ERROR(ParseNestedOperand(scope, std::move(written), &nested));
-        inst->AppendOperand(nested);
-        return absl::OkStatus();
-      }
-      return Error(Cat("undefined operand '", tok().text, "'"));
+    // As in XLA, a bare word followed by `(` is always a nested instruction,
+    // even when an instruction of that name exists (`add(add, add)`).
+    if (kind() == TokKind::kIdent && lexer_.Peek().kind == TokKind::kLparen) {
+      HloInstruction* nested = nullptr;
+      XLITE_RETURN_IF_ERROR(ParseNestedOperand(scope, std::move(written), &nested));
+      inst->AppendOperand(nested);
+      return absl::OkStatus();
     }
+    auto it = scope->names.find(tok().text);
+    if (it == scope->names.end()) return Error(Cat("undefined operand '", tok().text, "'"));
     if (written && !written->Compatible(it->second->shape())) {
       return ErrorAt(offset, Cat("operand shape ", written->ToString(), " differs from ",
                                  it->second->shape().ToString(), " of '", tok().text, "'"));

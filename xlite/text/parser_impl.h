@@ -136,7 +136,8 @@ class HloTextParser {
   absl::Status ParseLiteralLevel(const Shape& shape, int64_t d, Literal* literal,
                                  int64_t* index);
   absl::Status ParseLiteralElement(PrimitiveType type, Literal* literal, int64_t index);
-  absl::Status ParseFloatValue(PrimitiveType type, double* value);
+  // `*nan_payload`: the NaN payload written, when not the type's default.
+  absl::Status ParseFloatValue(PrimitiveType type, double* value, uint64_t* nan_payload);
 
   // ------------------------------------------------ sharding (sharding_parser.cc)
   absl::Status ParseSharding(HloSharding* sharding);
@@ -219,6 +220,9 @@ class HloTextParser {
   ParseOptions options_;
   int depth_ = 0;
   bool in_nested_operand_ = false;  // attributes belong to the outer instruction
+  // async_execution_thread= as written on the async-update/-done being read,
+  // checked against its async-start's.
+  std::optional<std::string> written_async_thread_;
   std::unique_ptr<HloModule> module_;
   NameMap<HloComputation*> computations_;
   std::vector<std::pair<HloComputation*, std::string>> synthetic_;

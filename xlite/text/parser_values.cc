@@ -1,5 +1,6 @@
 // Error reporting and the small value grammars of HLO text: numbers, lists,
 // shapes and layouts.
+#include <algorithm>
 #include <string>
 
 #include "xlite/base/status.h"
@@ -533,6 +534,14 @@ absl::Status HloTextParser::ParseLayoutExtras(Layout* layout) {
         extras->split_configs.push_back(std::move(config));
       }
     } else if (key == "P") {
+      // As XLA: only a sparse layout (a dimension level other than D) has a
+      // physical shape; the levels come first in the text.
+      const bool sparse = std::any_of(
+          extras->dim_levels.begin(), extras->dim_levels.end(),
+          [](const DimLevel& level) { return level.type != DimLevelType::kDense; });
+      if (!sparse) {
+        return ErrorAt(key_offset, "layout has a physical shape but is not for a sparse array");
+      }
       XLITE_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'('"));
       Shape physical;
       XLITE_RETURN_IF_ERROR(ParseShape(&physical));

@@ -147,7 +147,7 @@ TEST(PrinterTest, DefaultsAreLeftOut) {
   %b = f32[] parameter(1)
   ROOT %s = f32[] add(%a, %b)
 }
-ENTRY %e (x: f32[4,4], i: s32[4]) -> f32[2,2] {
+ENTRY %e (x: f32[4,4], i: s32[4]) -> f32[4,4] {
   %x = f32[4,4]{1,0} parameter(0)
   %i = s32[4]{0} parameter(1)
   %z = f32[] constant(0)

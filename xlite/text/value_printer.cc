@@ -34,6 +34,17 @@ uint64_t NanPayload(double value, PrimitiveType type) {
   return 0;
 }
 
+// `nan`, `-nan`, `nan(0x7f)`: XLA writes the payload unless it is the default.
+void AppendNan(bool negative, uint64_t payload, std::string* out) {
+  if (negative) out->push_back('-');
+  out->append("nan");
+  if (payload != 0) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "(0x%llx)", static_cast<unsigned long long>(payload));
+    out->append(buf);
+  }
+}
+
 void AppendArrayElement(const Literal& literal, int64_t i, std::string* out) {
   PrimitiveType type = literal.shape().element_type();
   switch (KindOf(type)) {
@@ -46,9 +57,15 @@ void AppendArrayElement(const Literal& literal, int64_t i, std::string* out) {
     case TypeKind::kUnsignedInt:
       AppendUnsigned(static_cast<uint64_t>(literal.GetInt64(i)), out);
       return;
-    case TypeKind::kFloat:
-      AppendFloat(literal.GetDouble(i), type, out);
+    case TypeKind::kFloat: {
+      double value = literal.GetDouble(i);
+      if (std::isnan(value)) {  // the payload from the bits: doubles lose it
+        AppendNan(std::signbit(value), PrintedNanPayload(literal.GetBits(i), type), out);
+      } else {
+        AppendFloat(value, type, out);
+      }
       return;
+    }
     case TypeKind::kComplex: {
       std::complex<double> c = literal.GetComplex(i);
       PrimitiveType part = ComplexComponentType(type);
@@ -185,13 +202,7 @@ void AppendQuoted(std::string_view text, std::string* out) {
 
 void AppendFloat(double value, PrimitiveType type, std::string* out) {
   if (std::isnan(value)) {
-    if (std::signbit(value)) out->push_back('-');
-    out->append("nan");
-    if (uint64_t payload = NanPayload(value, type)) {
-      char buf[24];
-      std::snprintf(buf, sizeof buf, "(0x%llx)", static_cast<unsigned long long>(payload));
-      out->append(buf);
-    }
+    AppendNan(std::signbit(value), NanPayload(value, type), out);
     return;
   }
   if (std::isinf(value)) {
