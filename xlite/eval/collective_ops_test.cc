@@ -472,6 +472,41 @@ ENTRY e {
   EXPECT_THAT(r.status().message(), HasSubstr("host transfer"));
 }
 
+TEST(CollectiveOps, PipelinedRecvDoneIsUnimplemented) {
+  // The -done reaches its recv through a tuple: the route is not known here.
+  auto r = RunOnAll(R"(HloModule m, num_partitions=2
+ENTRY e {
+  x = f32[2] parameter(0)
+  tok = token[] after-all()
+  rv = (f32[2], u32[], token[]) recv(tok), channel_id=5
+  sd = (f32[2], u32[], token[]) send(x, tok), channel_id=5
+  carry = ((f32[2], u32[], token[])) tuple(rv)
+  fwd = (f32[2], u32[], token[]) get-tuple-element(carry), index=0
+  sdd = token[] send-done(sd), channel_id=5
+  rvd = (f32[2], token[]) recv-done(fwd), channel_id=5
+  ROOT v = f32[2] get-tuple-element(rvd), index=0
+})", ScalarPerDevice("f32[2]", [](int64_t d) { return std::vector<double>{double(d), 7}; }));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(r.status().message(), HasSubstr("pipelined through tuples or loops"));
+}
+
+TEST(CollectiveOps, InPlaceCollectivePermuteIsUnimplemented) {
+  auto r = RunOnAll(R"(HloModule m, replica_count=2
+ENTRY e {
+  in = f32[2] parameter(0)
+  zero = s32[] constant(0)
+  zero_f = f32[] constant(0)
+  out = f32[4] broadcast(zero_f), dimensions={}
+  at = (s32[]) tuple(zero)
+  ROOT cp = f32[4] collective-permute(in, out, at, at), source_target_pairs={{0,1},{1,0}},
+    slice_sizes={{2}}
+})", ScalarPerDevice("f32[2]", [](int64_t d) { return std::vector<double>{double(d), 7}; }));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(r.status().message(), HasSubstr("in-place collective-permute"));
+}
+
 // -------------------------------------------------------- single device
 
 TEST(CollectiveOps, SingleDeviceGroupOfOneIsIdentity) {
