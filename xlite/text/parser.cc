@@ -628,14 +628,33 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   return absl::OkStatus();
 }
 
-// Only opcodes with CanOmitResultShape get here. The simple rules are kept
-// here so that a parse without `infer_shape` still reads most hand-written
-// modules; the rest goes to `infer_shape`.
+// Only opcodes with CanOmitResultShape get here. `infer_shape`, when given,
+// decides every shape (and so rejects mismatched operands as XLA's parser
+// does); the simple rules below let a parse without it still read most
+// hand-written modules.
 absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
   using O = HloOpcode;
   const HloOpcode op = inst->opcode();
+  if (options_.infer_shape != nullptr) {
+    absl::StatusOr<Shape> inferred = options_.infer_shape(*inst);
+    if (inferred.ok()) {
+      *inst->mutable_shape() = *std::move(inferred);
+      return absl::OkStatus();
+    }
+    std::string_view message(inferred.status().message().data(),
+                             inferred.status().message().size());
+    constexpr std::string_view kNotSupported = "not supported yet: ";
+    if (absl::IsUnimplemented(inferred.status()) && message.starts_with(kNotSupported)) {
+      return NotSupportedAt(offset, message.substr(kNotSupported.size()));
+    }
+    return ErrorAt(offset,
+                   Cat("cannot infer the result shape of ", OpcodeName(op), ": ", message));
+  }
   auto operand_shape = [&](int64_t i) -> const Shape& { return inst->operand(i)->shape(); };
   Shape* shape = inst->mutable_shape();
+  auto unsupported = [&] {
+    return NotSupportedAt(offset, Cat("omitted result shape for ", OpcodeName(op)));
+  };
   switch (op) {
     case O::kTuple: {
       std::vector<Shape> elements;
@@ -668,38 +687,20 @@ absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
     default:
       break;
   }
-  if (IsElementwiseOpcode(op) && inst->operand_count() > 0) {
-    const Shape& first = operand_shape(op == O::kSelect || op == O::kClamp ? 1 : 0);
-    PrimitiveType type = first.IsArray() ? first.element_type() : PrimitiveType::TUPLE;
-    if (first.IsArray() && (op != O::kComplex || type == PrimitiveType::F32 ||
-                            type == PrimitiveType::F64)) {
-      *shape = first;
-      if (op == O::kCompare || op == O::kIsFinite) {
-        shape->set_element_type(PrimitiveType::PRED);
-      } else if (op == O::kComplex) {
-        shape->set_element_type(type == PrimitiveType::F32 ? PrimitiveType::C64
-                                                           : PrimitiveType::C128);
-      } else if ((op == O::kReal || op == O::kImag || op == O::kAbs) && IsComplex(type)) {
-        shape->set_element_type(ComplexComponentType(type));
-      }
-      return absl::OkStatus();
-    }
+  if (!IsElementwiseOpcode(op) || inst->operand_count() == 0) return unsupported();
+  *shape = operand_shape(op == O::kSelect || op == O::kClamp ? 1 : 0);
+  if (!shape->IsArray()) return unsupported();
+  PrimitiveType type = shape->element_type();
+  if (op == O::kCompare || op == O::kIsFinite) {
+    shape->set_element_type(PrimitiveType::PRED);
+  } else if (op == O::kComplex) {
+    if (type != PrimitiveType::F32 && type != PrimitiveType::F64) return unsupported();
+    shape->set_element_type(type == PrimitiveType::F32 ? PrimitiveType::C64
+                                                       : PrimitiveType::C128);
+  } else if ((op == O::kReal || op == O::kImag || op == O::kAbs) && IsComplex(type)) {
+    shape->set_element_type(ComplexComponentType(type));
   }
-  if (options_.infer_shape == nullptr) {
-    return NotSupportedAt(offset, Cat("omitted result shape for ", OpcodeName(op)));
-  }
-  absl::StatusOr<Shape> inferred = options_.infer_shape(*inst);
-  if (inferred.ok()) {
-    *shape = *std::move(inferred);
-    return absl::OkStatus();
-  }
-  std::string_view message(inferred.status().message().data(),
-                           inferred.status().message().size());
-  constexpr std::string_view kNotSupported = "not supported yet: ";
-  if (absl::IsUnimplemented(inferred.status()) && message.starts_with(kNotSupported)) {
-    return NotSupportedAt(offset, message.substr(kNotSupported.size()));
-  }
-  return ErrorAt(offset, Cat("cannot infer the result shape of ", OpcodeName(op), ": ", message));
+  return absl::OkStatus();
 }
 
 HloComputation* HloTextParser::AddSyntheticComputation(std::unique_ptr<HloComputation> c,

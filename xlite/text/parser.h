@@ -21,12 +21,12 @@ struct ParseOptions {
   // Derives the result shape of an instruction written without one (dot,
   // convolution, reduce, gather, conditional, ...) from its operands,
   // attributes and called computations, which are all set when it is called;
-  // its error is reported at the instruction. The parser derives the simple
-  // cases itself (tuple, get-tuple-element, call, while, elementwise ops);
-  // without this function the others are "not supported yet". The full rules
-  // live above the text layer: xlite/analysis's InferOmittedShape fits here.
-  // Opcodes that must declare their shape (CanOmitResultShape in
-  // xlite/ir/opcode.h is false) are an error either way.
+  // its error is reported at the instruction. The full rules live above the
+  // text layer: xlite/analysis's InferOmittedShape fits here. Without it the
+  // parser derives only the simple cases (tuple, get-tuple-element, call,
+  // while, elementwise ops) and the others are "not supported yet". Opcodes
+  // that must declare their shape (CanOmitResultShape in xlite/ir/opcode.h
+  // is false) are an error either way.
   absl::StatusOr<Shape> (*infer_shape)(const HloInstruction& inst) = nullptr;
 };
 
