@@ -147,6 +147,10 @@ void CheckAsyncPairing(const HloInstruction& inst, ErrorSink& errors) {
   const HloInstruction& op = *inst.operand(0);
   bool is_async = inst.opcode() == O::kAsyncUpdate || inst.opcode() == O::kAsyncDone;
   bool ok = op.opcode() == *start || (is_async && op.opcode() == O::kAsyncUpdate);
+  // As in XLA, a pipelined send/recv reaches its -done through tuples and
+  // loops: any operand of the (data, u32[], token[]) shape will do.
+  bool is_transfer_done = inst.opcode() == O::kSendDone || inst.opcode() == O::kRecvDone;
+  if (!ok && is_transfer_done) return;
   if (!ok) {
     errors.Add(inst, absl::StrCat("operand must be a ", inference::OpName(*start),
                                   is_async ? " or async-update" : "", ", got %", op.name(), " (",

@@ -68,4 +68,14 @@ std::optional<int64_t> GroupSizeOf(const HloInstruction& inst) {
   return size;
 }
 
+bool IsInPlaceCollectivePermute(const HloInstruction& inst) {
+  if ((inst.opcode() != HloOpcode::kCollectivePermute &&
+       inst.opcode() != HloOpcode::kCollectivePermuteStart) ||
+      inst.operand_count() != 4) {
+    return false;
+  }
+  return !inst.attrs<CollectiveAttrs>().slice_sizes.empty() ||
+         inst.operand(2)->shape().IsTuple();
+}
+
 }  // namespace xlite

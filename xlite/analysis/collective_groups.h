@@ -33,6 +33,12 @@ const ModuleConfig* ConfigOf(const HloInstruction& inst);
 // no module, or the flattened-id mode without groups).
 std::optional<int64_t> GroupSizeOf(const HloInstruction& inst);
 
+// The in-place form of collective-permute(-start): (input buffer, output
+// buffer, input offsets, output offsets) with slice_sizes. Offsets are tuples,
+// so a 4-operand permute without slice_sizes whose third operand is a tuple
+// is one too (older dumps); four arrays are the combined form.
+bool IsInPlaceCollectivePermute(const HloInstruction& inst);
+
 }  // namespace xlite
 
 #endif  // XLITE_ANALYSIS_COLLECTIVE_GROUPS_H_

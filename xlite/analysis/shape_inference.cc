@@ -110,4 +110,25 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& inst) {
   return Unimplemented("shape inference of ", inference::OpName(inst.opcode()));
 }
 
+absl::StatusOr<Shape> InferOmittedShape(const HloInstruction& inst) {
+  const HloOpcode op = inst.opcode();
+  if (!CanOmitResultShape(op)) {
+    return InvalidArgument(inference::OpName(op), " needs a result shape");
+  }
+  if (op == HloOpcode::kScan) return Unimplemented("inferring the result shape of scan");
+  if (op == HloOpcode::kBroadcast) {
+    // XLA reads the dimensions as sizes to prepend, which only names the
+    // result for a scalar operand with none.
+    if (inst.operand_count() != 1 || !inst.operand(0)->shape().IsScalar() ||
+        !inst.dimensions().empty()) {
+      return InvalidArgument("a broadcast needs a result shape unless it broadcasts a scalar "
+                             "with dimensions={}");
+    }
+    Shape scalar = inst.operand(0)->shape();
+    scalar.clear_layout();
+    return scalar;
+  }
+  return InferShape(inst);
+}
+
 }  // namespace xlite

@@ -22,6 +22,14 @@ namespace xlite {
 // The error message says what was expected, without the instruction name.
 absl::StatusOr<Shape> InferShape(const HloInstruction& inst);
 
+// The result shape of `inst` when its text left it out, for
+// ParseOptions::infer_shape (`options.infer_shape = &InferOmittedShape;`):
+// InferShape's rule, for the opcodes CanOmitResultShape allows. As in XLA, a
+// broadcast's shape is inferred only for a scalar operand with dimensions={}
+// (the result is that scalar); any other broadcast, and every opcode that
+// declares its shape, is an error. scan is not supported yet.
+absl::StatusOr<Shape> InferOmittedShape(const HloInstruction& inst);
+
 // True when `inst`'s written shape certainly is what InferShape accepts —
 // parameters, and elementwise ops whose operands and result share one array
 // shape — decided without building a shape (the verifier's fast path). False

@@ -1,6 +1,9 @@
 // Collectives and their async -start/-done forms: all-reduce, all-gather,
 // reduce-scatter, all-to-all, collective-permute, collective-broadcast,
 // ragged-all-to-all, collective-reduce.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "xlite/analysis/collective_groups.h"
 #include "xlite/analysis/shape_inference_internal.h"
 
@@ -107,17 +110,96 @@ absl::StatusOr<Shape> InferAllToAll(const HloInstruction& inst) {
   return MaybeTuple(std::move(shapes));
 }
 
+// The offsets of one in-place buffer: a tuple holding one index per buffer
+// dimension (one slice), or a tuple of such tuples (several slices).
+absl::Status CheckBufferOffsets(const Shape& buffer, const Shape& offsets,
+                                absl::string_view what) {
+  if (!offsets.IsTuple()) {
+    return InvalidArgument("in-place collective-permute ", what, " offsets must be a tuple, got ",
+                           Str(offsets));
+  }
+  bool all_tuples = true, all_arrays = true;
+  for (const Shape& element : offsets.tuple_shapes()) {
+    all_tuples = all_tuples && element.IsTuple();
+    all_arrays = all_arrays && element.IsArray();
+  }
+  if (!all_tuples && !all_arrays) {
+    return InvalidArgument("in-place collective-permute ", what,
+                           " offsets must be a tuple of indices or a tuple of index tuples, got ",
+                           Str(offsets));
+  }
+  auto wrong_count = [&](const Shape& index) { return index.tuple_size() != buffer.rank(); };
+  bool mismatch = all_tuples ? std::any_of(offsets.tuple_shapes().begin(),
+                                           offsets.tuple_shapes().end(), wrong_count)
+                             : wrong_count(offsets);
+  if (mismatch) {
+    return InvalidArgument("in-place collective-permute ", what, " offsets ", Str(offsets),
+                           " need one index per dimension of the buffer ", Str(buffer));
+  }
+  return absl::OkStatus();
+}
+
+// XLA's rules for (input buffers, output buffers, input offsets, output
+// offsets): both buffers arrays, or both tuples of as many arrays with one
+// offsets entry each. The buffers' shapes are otherwise free (the output is
+// usually larger than the slices written into it).
+absl::Status CheckInPlaceBuffers(const HloInstruction& inst) {
+  const Shape& input = OperandShape(inst, 0);
+  const Shape& output = OperandShape(inst, 1);
+  const Shape& input_offsets = OperandShape(inst, 2);
+  const Shape& output_offsets = OperandShape(inst, 3);
+  if (input.IsArray() && output.IsArray()) {
+    XLITE_RETURN_IF_ERROR(CheckBufferOffsets(input, input_offsets, "input"));
+    return CheckBufferOffsets(output, output_offsets, "output");
+  }
+  if (!input.IsTuple() || !output.IsTuple() || input.tuple_size() != output.tuple_size()) {
+    return InvalidArgument("in-place collective-permute buffers must be two arrays or two "
+                           "tuples of equal size, got ", Str(input), " and ", Str(output));
+  }
+  const Shape* buffers[] = {&input, &output};
+  const Shape* offsets[] = {&input_offsets, &output_offsets};
+  const absl::string_view names[] = {"input", "output"};
+  for (int k = 0; k < 2; ++k) {
+    if (!offsets[k]->IsTuple() || offsets[k]->tuple_size() != buffers[k]->tuple_size()) {
+      return InvalidArgument("in-place collective-permute ", names[k], " offsets ",
+                             Str(*offsets[k]), " need one entry per buffer of ",
+                             Str(*buffers[k]));
+    }
+    for (int64_t i = 0; i < buffers[k]->tuple_size(); ++i) {
+      XLITE_RETURN_IF_ERROR(CheckBufferOffsets(buffers[k]->tuple_shapes(i),
+                                               offsets[k]->tuple_shapes(i), names[k]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// How often one id may appear as a source (and as a target). XLA lets the
+// in-place form name a pair once per offsets entry: the input offsets' size
+// for an array buffer, the size of the first buffer's offsets for tuples.
+int64_t AllowedPairRepeats(const HloInstruction& inst) {
+  if (!IsInPlaceCollectivePermute(inst)) return 1;
+  const Shape& offsets = OperandShape(inst, 2);
+  if (OperandShape(inst, 0).IsArray()) return std::max<int64_t>(offsets.tuple_size(), 1);
+  if (offsets.tuple_size() == 0) return 1;
+  return std::max<int64_t>(offsets.tuple_shapes(0).tuple_size(), 1);
+}
+
 absl::Status CheckPairs(const HloInstruction& inst) {
   const auto& pairs = inst.attrs<CollectiveAttrs>().source_target_pairs;
+  const int64_t allowed = AllowedPairRepeats(inst);
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (pairs[i].first < 0 || pairs[i].second < 0) {
       return InvalidArgument("source_target_pairs has a negative id");
     }
+    int64_t sources = 0, targets = 0;
     for (size_t j = 0; j < i; ++j) {
-      if (pairs[j].first == pairs[i].first || pairs[j].second == pairs[i].second) {
-        return InvalidArgument("source_target_pairs repeats source or target {",
-                               pairs[i].first, ",", pairs[i].second, "}");
-      }
+      sources += pairs[j].first == pairs[i].first;
+      targets += pairs[j].second == pairs[i].second;
+    }
+    if (sources >= allowed || targets >= allowed) {
+      return InvalidArgument("source_target_pairs repeats source or target {", pairs[i].first,
+                             ",", pairs[i].second, "}",
+                             allowed > 1 ? absl::StrCat(" more than ", allowed, " times") : "");
     }
   }
   return absl::OkStatus();
@@ -126,18 +208,13 @@ absl::Status CheckPairs(const HloInstruction& inst) {
 // The result of collective-permute: the operand (or the output buffer of the
 // in-place 4-operand form, or a tuple for the combined form).
 absl::StatusOr<Shape> PermuteResult(const HloInstruction& inst) {
-  XLITE_RETURN_IF_ERROR(CheckPairs(inst));
   if (inst.operand_count() < 1) return InvalidArgument("collective-permute needs an operand");
-  bool in_place = inst.operand_count() == 4 &&
-                  (!inst.attrs<CollectiveAttrs>().slice_sizes.empty() ||
-                   !IsFloat(OperandShape(inst, 2).element_type()));
-  if (in_place) {
-    if (!Compatible(OperandShape(inst, 0), OperandShape(inst, 1))) {
-      return InvalidArgument("in-place collective-permute input ", Str(OperandShape(inst, 0)),
-                             " and output ", Str(OperandShape(inst, 1)), " differ");
-    }
+  if (IsInPlaceCollectivePermute(inst)) {
+    XLITE_RETURN_IF_ERROR(CheckInPlaceBuffers(inst));
+    XLITE_RETURN_IF_ERROR(CheckPairs(inst));
     return OperandShape(inst, 1);
   }
+  XLITE_RETURN_IF_ERROR(CheckPairs(inst));
   std::vector<Shape> shapes;
   for (const HloInstruction* op : inst.operands()) shapes.push_back(op->shape());
   return MaybeTuple(std::move(shapes));

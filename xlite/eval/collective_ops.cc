@@ -575,15 +575,9 @@ absl::StatusOr<Literal> PointToPoint(std::string_view key, const Pairs& pairs,
   return comm->Recv(key, space.Global(*source), space.Global(space.mine()));
 }
 
-bool IsInPlacePermute(const HloInstruction& inst) {
-  return inst.operand_count() == 4 &&
-         (!inst.attrs<CollectiveAttrs>().slice_sizes.empty() ||
-          !IsFloat(inst.operand(2)->shape().element_type()));
-}
-
 absl::StatusOr<Literal> CollectivePermute(const HloInstruction& inst, Operands operands,
                                           EvalContext& ctx) {
-  if (IsInPlacePermute(inst)) {
+  if (IsInPlaceCollectivePermute(inst)) {
     return Unimplemented("in-place collective-permute (input, output and offsets)");
   }
   const auto& attrs = inst.attrs<CollectiveAttrs>();
@@ -612,6 +606,11 @@ absl::StatusOr<std::pair<std::string, Pairs>> TransferRoute(const HloInstruction
   const HloInstruction* carrier = &inst;
   if (inst.opcode() == O::kRecvDone || inst.opcode() == O::kSendDone) {
     carrier = inst.operand(0);  // the recv / send names the route
+    if (carrier->opcode() != O::kRecv && carrier->opcode() != O::kSend) {
+      return Unimplemented(AsAbsl(OpcodeName(inst.opcode())), " of %", AsAbsl(carrier->name()),
+                           " (", AsAbsl(OpcodeName(carrier->opcode())),
+                           "): a send/recv pipelined through tuples or loops");
+    }
   }
   const auto& attrs = carrier->attrs<SendRecvAttrs>();
   if (attrs.is_host_transfer) {

@@ -40,6 +40,13 @@ std::optional<HloOpcode> OpcodeFromName(std::string_view name);
 int OpcodeArity(HloOpcode opcode);
 uint32_t OpcodeProperties(HloOpcode opcode);
 
+// Whether HLO text may leave out the result shape of `opcode` for it to be
+// inferred from the operands and attributes: the opcodes XLA's parser infers
+// (hlo_parser.cc, CanInferShape), plus the elementwise atan and mulhi. The
+// others (parameter, constant, iota, reshape, convert, slice, custom-call,
+// collectives, ...) declare their shape in the text.
+bool CanOmitResultShape(HloOpcode opcode);
+
 inline bool IsElementwiseOpcode(HloOpcode op) {
   return OpcodeProperties(op) & op_property::kElementwise;
 }

@@ -447,8 +447,7 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     if (!opcode) return ErrorAt(opcode_offset, Cat("unknown opcode '", opcode_text, "'"));
   }
   Advance();
-  if (!has_shape && (*opcode == HloOpcode::kConstant || *opcode == HloOpcode::kParameter ||
-                     wrapped_opcode.has_value())) {
+  if (!has_shape && (!CanOmitResultShape(*opcode) || wrapped_opcode.has_value())) {
     return ErrorAt(opcode_offset, Cat(opcode_text, " needs a result shape"));
   }
   auto inst = std::make_unique<HloInstruction>(*opcode, std::move(shape));
@@ -657,9 +656,28 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   return absl::OkStatus();
 }
 
+// Only opcodes with CanOmitResultShape get here. `infer_shape`, when given,
+// decides every shape (and so rejects mismatched operands as XLA's parser
+// does); the simple rules below let a parse without it still read most
+// hand-written modules.
 absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
   using O = HloOpcode;
   const HloOpcode op = inst->opcode();
+  if (options_.infer_shape != nullptr) {
+    absl::StatusOr<Shape> inferred = options_.infer_shape(*inst);
+    if (inferred.ok()) {
+      *inst->mutable_shape() = *std::move(inferred);
+      return absl::OkStatus();
+    }
+    std::string_view message(inferred.status().message().data(),
+                             inferred.status().message().size());
+    constexpr std::string_view kNotSupported = "not supported yet: ";
+    if (absl::IsUnimplemented(inferred.status()) && message.starts_with(kNotSupported)) {
+      return NotSupportedAt(offset, message.substr(kNotSupported.size()));
+    }
+    return ErrorAt(offset,
+                   Cat("cannot infer the result shape of ", OpcodeName(op), ": ", message));
+  }
   auto operand_shape = [&](int64_t i) -> const Shape& { return inst->operand(i)->shape(); };
   Shape* shape = inst->mutable_shape();
   auto unsupported = [&] {
@@ -694,11 +712,6 @@ absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
     case O::kDomain:
       *shape = operand_shape(0);
       return absl::OkStatus();
-    case O::kConvert:
-    case O::kBitcastConvert:
-    case O::kStochasticConvert:
-    case O::kRng:
-      return unsupported();
     default:
       break;
   }

@@ -129,9 +129,14 @@ TEST(ParserErrorsTest, NotSupportedYet) {
   EXPECT_EQ(module.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(module.status().message()),
               HasSubstr("not supported yet: mesh (V3) shardings"));
-  auto inferred = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = reshape(x)\n}");
+  auto inferred = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = transpose(x), "
+                                 "dimensions={0}\n}");
   EXPECT_THAT(std::string(inferred.status().message()),
-              HasSubstr("not supported yet: omitted result shape for reshape"));
+              HasSubstr("not supported yet: omitted result shape for transpose"));
+  // reshape declares its shape: never inferred.
+  auto declared = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = reshape(x)\n}");
+  EXPECT_THAT(std::string(declared.status().message()),
+              HasSubstr("3:7: error: reshape needs a result shape"));
 }
 
 TEST(ParserErrorsTest, EveryPrefixOfAValidModuleIsHandled) {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "xlite/text/parser.h"
+#include "xlite/analysis/shape_inference.h"
 
 namespace xlite::tools {
 
@@ -45,6 +45,14 @@ absl::StatusOr<Source> ReadSource(const std::string& path) {
   return source;
 }
 
+ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset) {
+  ParseOptions options;
+  options.filename = filename;
+  options.line_offset = line_offset;
+  options.infer_shape = &InferOmittedShape;
+  return options;
+}
+
 bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules) {
   absl::StatusOr<Source> source = ReadSource(options.path);
   if (!source.ok()) {
@@ -59,11 +67,8 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
   }
   bool all_parsed = true;
   for (const InputChunk& chunk : chunks) {
-    ParseOptions parse_options;
-    parse_options.filename = source->name;
-    parse_options.line_offset = chunk.first_line;
     absl::StatusOr<std::unique_ptr<HloModule>> module =
-        ParseHloModule(chunk.text, parse_options);
+        ParseHloModule(chunk.text, UserParseOptions(source->name, chunk.first_line));
     if (!module.ok()) {
       PrintError(module.status().message());
       all_parsed = false;

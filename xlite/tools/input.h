@@ -5,13 +5,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xlite/ir/module.h"
+#include "xlite/text/parser.h"
 
 namespace xlite::tools {
 
@@ -30,6 +33,10 @@ struct Source {
 };
 // Reads a file, or stdin for `-`.
 absl::StatusOr<Source> ReadSource(const std::string& path);
+
+// How every subcommand parses: errors name `filename` (lines shifted by
+// `line_offset`), and omitted result shapes are inferred by xlite/analysis.
+ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset = 0);
 
 struct LoadedModule {
   std::unique_ptr<HloModule> module;

@@ -106,9 +106,8 @@ std::optional<Failure> Run(const RunOptions& options) {
   }
   absl::StatusOr<Source> source = ReadSource(options.path);
   if (!source.ok()) return Failure{kExitInvalidInput, std::string(source.status().message())};
-  ParseOptions parse_options;
-  parse_options.filename = source->name;
-  absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(source->text, parse_options);
+  absl::StatusOr<std::unique_ptr<HloModule>> parsed =
+      ParseHloModule(source->text, UserParseOptions(source->name));
   if (!parsed.ok()) return Failure{kExitInvalidInput, std::string(parsed.status().message())};
   HloModule& module = **parsed;
   if (absl::Status verified = VerifyModule(module); !verified.ok()) {
