@@ -1035,11 +1035,8 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
         return absl::OkStatus();
       };
       auto literal = [&]() -> absl::Status {
-        Shape s;
-        XLITE_RETURN_IF_ERROR(ParseShape(&s));
         Literal l;
-        bool elided = false;
-        XLITE_RETURN_IF_ERROR(ParseLiteral(s, &l, &elided));
+        XLITE_RETURN_IF_ERROR(ParseShapedLiteral(&l));
         a->literal = std::move(l);
         return absl::OkStatus();
       };

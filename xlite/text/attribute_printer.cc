@@ -238,10 +238,7 @@ void CustomCallAttrsText(const CustomCallAttrs& a, std::string* out) {
   }
   TrueAttr("custom_call_has_side_effect", a.has_side_effect, out);
   if (a.literal) {
-    std::string* o = Attr("literal", out);
-    a.literal->shape().AppendTo(o);
-    o->push_back(' ');
-    AppendLiteralText(*a.literal, o);
+    AppendShapedLiteralText(*a.literal, Attr("literal", out));
   }
   AliasingAttr(a.output_to_operand_aliasing, out);
   if (a.schedule != CustomCallSchedule::kNone) {
@@ -473,7 +470,10 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
     case AttrsKind::kAsync: {
       const auto& a = inst.attrs<AsyncAttrs>();
       AliasingAttr(a.output_to_operand_aliasing, out);
-      if (a.execution_thread != "main") AppendQuoted(a.execution_thread, Attr("async_execution_thread", out));
+      // update and done take the thread of their async-start, as in XLA
+      if (op == O::kAsyncStart && a.execution_thread != "main") {
+        AppendQuoted(a.execution_thread, Attr("async_execution_thread", out));
+      }
       return;
     }
     case AttrsKind::kDomain: {
@@ -547,10 +547,11 @@ void CalledComputationAttrs(const HloInstruction& inst, std::string* out) {
       return;
     case O::kFusion:
     case O::kAsyncStart:
-    case O::kAsyncUpdate:
-    case O::kAsyncDone:
       ComputationRef(called[0], Attr("calls", out));
       return;
+    case O::kAsyncUpdate:
+    case O::kAsyncDone:
+      return;  // as XLA: the computation is the async-start's, written there
     case O::kCustomCall:
       if (called.size() == 1) {
         ComputationRef(called[0], Attr("to_apply", out));
@@ -567,11 +568,15 @@ void CalledComputationAttrs(const HloInstruction& inst, std::string* out) {
 }  // namespace
 
 void AppendOpAttributes(const HloInstruction& inst, std::string* out) {
+  // XLA writes a call's to_apply before is_composite, and every other op's
+  // called computations after its own attributes.
+  bool called_first = inst.opcode() == HloOpcode::kCall;
+  if (called_first) CalledComputationAttrs(inst, out);
   if (inst.has_attrs() || AttrsKindOf(inst.opcode()) == AttrsKind::kNone ||
       AttrsKindOf(inst.opcode()) == AttrsKind::kAccuracy) {
     RecordAttrs(inst, out);
   }
-  CalledComputationAttrs(inst, out);
+  if (!called_first) CalledComputationAttrs(inst, out);
 }
 
 }  // namespace xlite::printer_internal

@@ -62,6 +62,25 @@ absl::Status HloTextParser::ParseLiteral(const Shape& shape, Literal* literal,
   return absl::OkStatus();
 }
 
+absl::Status HloTextParser::ParseShapedLiteral(Literal* literal) {
+  XLITE_RETURN_IF_ERROR(Enter());
+  NestingScope nesting(&depth_);
+  bool elided = false;
+  if (kind() != TokKind::kLparen) {
+    Shape shape;
+    XLITE_RETURN_IF_ERROR(ParseShape(&shape));
+    return ParseLiteral(shape, literal, &elided);
+  }
+  std::vector<Literal> elements;
+  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
+                                       [&]() -> absl::Status {
+    elements.emplace_back();
+    return ParseShapedLiteral(&elements.back());
+  }));
+  *literal = Literal::Tuple(std::move(elements));
+  return absl::OkStatus();
+}
+
 absl::Status HloTextParser::ParseDenseLiteral(const Shape& shape, Literal* literal,
                                               bool* elided) {
   if (!shape.IsArray()) {

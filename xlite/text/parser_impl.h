@@ -131,6 +131,9 @@ class HloTextParser {
   // ------------------------------------------------ literals (literal_parser.cc)
   // The value inside `constant(...)` for `shape`.
   absl::Status ParseLiteral(const Shape& shape, Literal* literal, bool* elided);
+  // A custom-call `literal=`: `shape value`, or for a tuple XLA's
+  // `( shape value, shape value )` with every element's shape written.
+  absl::Status ParseShapedLiteral(Literal* literal);
   absl::Status ParseDenseLiteral(const Shape& shape, Literal* literal, bool* elided);
   // One `{...}` level `d` of a dense literal; `literal` null = check only.
   absl::Status ParseLiteralLevel(const Shape& shape, int64_t d, Literal* literal,

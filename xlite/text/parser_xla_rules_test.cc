@@ -2,7 +2,7 @@
 // version disagreed: nested operands named like instructions, scalar
 // broadcasts, integer ranges, `?` dimension labels, NaN payloads, and the
 // errors XLA raises for signatures, conditionals, layouts, async threads and
-// result_accuracy modes.
+// result_accuracy modes; tuple literals in custom-call `literal=`.
 #include <cstdint>
 #include <string>
 
@@ -357,6 +357,27 @@ TEST(ParserXlaRulesTest, ResultAccuracyModes) {
                       "result_accuracy={mode=high}\n}\n"),
               HasSubstr("t.hlo:3:56: error: expected a result_accuracy mode (default or "
                         "highest), got 'high'"));
+}
+
+TEST(ParserXlaRulesTest, CustomCallTupleLiteralWritesEveryElementShape) {
+  const std::string line =
+      "%cc = f32[2] custom-call(), custom_call_target=\"t\", literal=( s32[4]{0} "
+      "{4, 128, 128, 3}, ( pred[2]{0} {1, 0}, f32[] 0.5 ) )";
+  auto module = ParseText("ENTRY e {\n  ROOT " + line + "\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const auto& literal = *Root(**module)->attrs<CustomCallAttrs>().literal;
+  ASSERT_TRUE(literal.shape().IsTuple());
+  ASSERT_EQ(literal.tuple_elements().size(), 2u);
+  EXPECT_EQ(literal.tuple_elements()[0].GetInt64(3), 3);
+  const Literal& inner = literal.tuple_elements()[1];
+  ASSERT_EQ(inner.tuple_elements().size(), 2u);
+  EXPECT_EQ(inner.tuple_elements()[0].GetInt64(0), 1);
+  EXPECT_EQ(inner.tuple_elements()[1].GetDouble(0), 0.5);
+  EXPECT_EQ(PrintInstruction(*Root(**module)), line);
+  // An element without its shape is refused at the value.
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  ROOT cc = f32[2] custom-call(), custom_call_target=\"t\", "
+                      "literal=( s32[1]{0} {4}, {1} )\n}\n"),
+              HasSubstr("t.hlo:2:84: error:"));
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ void AppendFloat(double value, PrimitiveType type, std::string* out);
 void AppendShapeIndex(absl::Span<const int64_t> index, std::string* out);
 
 void AppendLiteralText(const Literal& literal, std::string* out);
+// A custom-call `literal=` value: `shape value`, a tuple as XLA writes it,
+// `( shape value, shape value )`.
+void AppendShapedLiteralText(const Literal& literal, std::string* out);
 void AppendShardingText(const HloSharding& sharding, std::string* out);
 void AppendMetadataText(const OpMetadata& metadata, std::string* out);
 // `{k="v",...}`

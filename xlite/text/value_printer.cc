@@ -48,8 +48,12 @@ void AppendNan(bool negative, uint64_t payload, std::string* out) {
 void AppendArrayElement(const Literal& literal, int64_t i, std::string* out) {
   PrimitiveType type = literal.shape().element_type();
   switch (KindOf(type)) {
-    case TypeKind::kPred:
-      out->append(literal.GetInt64(i) != 0 ? "true" : "false");
+    case TypeKind::kPred:  // as XLA: `true` for a scalar, `1` inside an array
+      if (literal.shape().rank() == 0) {
+        out->append(literal.GetInt64(i) != 0 ? "true" : "false");
+      } else {
+        out->push_back(literal.GetInt64(i) != 0 ? '1' : '0');
+      }
       return;
     case TypeKind::kSignedInt:
       AppendInt(literal.GetInt64(i), out);
@@ -254,6 +258,21 @@ void AppendLiteralText(const Literal& literal, std::string* out) {
   }
   int64_t next = 0;
   AppendArrayLevel(literal, 0, &next, out);
+}
+
+void AppendShapedLiteralText(const Literal& literal, std::string* out) {
+  if (!literal.shape().IsTuple()) {
+    literal.shape().AppendTo(out);
+    out->push_back(' ');
+    AppendLiteralText(literal, out);
+    return;
+  }
+  out->append("( ");
+  for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+    if (i > 0) out->append(", ");
+    AppendShapedLiteralText(literal.tuple_elements()[i], out);
+  }
+  out->append(" )");
 }
 
 void AppendShardingText(const HloSharding& sharding, std::string* out) {
