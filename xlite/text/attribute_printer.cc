@@ -218,15 +218,13 @@ void CollectiveAttrsText(const HloInstruction& inst, std::string* out) {
 }
 
 void CustomCallAttrsText(const CustomCallAttrs& a, std::string* out) {
-  AppendQuoted(a.target, Attr("custom_call_target", out));
+  // XLA's order: the convolution-like attributes come before the target.
   if (a.window) WindowAttr(*a.window, out);
   if (a.conv_dims) AppendConvDims(*a.conv_dims, Attr("dim_labels", out));
   if (a.feature_group_count != 1) IntAttr("feature_group_count", a.feature_group_count, out);
   if (a.batch_group_count != 1) IntAttr("batch_group_count", a.batch_group_count, out);
-  if (a.padding_type) {
-    AppendEnumName(*a.padding_type, Attr("padding_type", out));
-  }
   PrecisionAttrs(a.precision, out);
+  AppendQuoted(a.target, Attr("custom_call_target", out));
   if (a.operand_layout_constraints) {
     std::string* o = Attr("operand_layout_constraints", out);
     o->push_back('{');
@@ -241,6 +239,9 @@ void CustomCallAttrsText(const CustomCallAttrs& a, std::string* out) {
     AppendShapedLiteralText(*a.literal, Attr("literal", out));
   }
   AliasingAttr(a.output_to_operand_aliasing, out);
+  if (a.padding_type) {
+    AppendEnumName(*a.padding_type, Attr("padding_type", out));
+  }
   if (a.schedule != CustomCallSchedule::kNone) {
     AppendEnumName(a.schedule, Attr("schedule", out));
   }

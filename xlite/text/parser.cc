@@ -651,6 +651,7 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   XLITE_RETURN_IF_ERROR(ParseOpcodeAttributes(op.get(), start, offset, &thread_spec));
   *wrapped = computation->AddInstruction(std::move(op));
   computation->set_root_instruction(*wrapped);
+  computation->set_execution_thread(async->execution_thread);  // as XLA's async-start does
   start->AppendCalledComputation(AddSyntheticComputation(std::move(computation),
                                                          "async_wrapped"));
   return absl::OkStatus();

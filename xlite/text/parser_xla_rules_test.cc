@@ -170,8 +170,8 @@ TEST(ParserXlaRulesTest, PredTakesAnyInteger) {
 
 TEST(ParserXlaRulesTest, UnknownDimLabelsKeepEveryRole) {
   const std::string custom_call =
-      "%r = f32[100]{0} custom-call(), custom_call_target=\"target\", "
-      "window={size=2x2}, dim_labels=?b01f_0?1io->b01?f";
+      "%r = f32[100]{0} custom-call(), window={size=2x2}, "
+      "dim_labels=?b01f_0?1io->b01?f, custom_call_target=\"target\"";
   auto module = ParseText("ENTRY e {\n  ROOT " + custom_call + "\n}\n");
   ASSERT_TRUE(module.ok()) << module.status();
   EXPECT_EQ(PrintInstruction(*Root(**module)), custom_call);

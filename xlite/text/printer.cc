@@ -2,13 +2,14 @@
 // values and per-opcode attributes come from value_printer.cc and
 // attribute_printer.cc.
 //
-// Conventions: async ops are printed in their explicit form
-// (`async-start(...), calls=%wrapped`) with the wrapped computation printed
-// like any other, so text the parser read as sugar (`custom-call-start`)
-// prints back as the equivalent explicit form; computation signatures carry
-// no layouts, as XLA prints them.
+// Conventions, as XLA prints: an async chain whose computation is one
+// instruction over the parameters prints in sugar form (`custom-call-start`,
+// see async_sugar.h) unless PrintOptions::async_sugar is off, other chains
+// in the explicit form (`async-start(...), calls=%wrapped`); computation
+// signatures carry no layouts.
 #include "xlite/text/printer.h"
 
+#include "xlite/text/async_sugar.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite {
@@ -22,6 +23,7 @@ using printer_internal::AppendOpAttributes;
 using printer_internal::AppendQuoted;
 using printer_internal::AppendShapeIndex;
 using printer_internal::AppendShardingText;
+using printer_internal::AsyncSugarSet;
 
 void AppendBoolList(const std::vector<bool>& values, std::string* out) {
   out->push_back('{');
@@ -91,14 +93,36 @@ void AppendSharedAttributes(const HloInstruction& inst, const PrintOptions& opti
   }
 }
 
+// The one instruction of the async computation `inst` (an async op) runs,
+// when the chain prints as sugar; null otherwise.
+const HloInstruction* SugaredAsyncOp(const HloInstruction& inst, const AsyncSugarSet* sugared) {
+  if (sugared == nullptr || inst.called_computations().empty()) return nullptr;
+  HloOpcode op = inst.opcode();
+  if (op != HloOpcode::kAsyncStart && op != HloOpcode::kAsyncUpdate &&
+      op != HloOpcode::kAsyncDone) {
+    return nullptr;
+  }
+  const HloComputation* callee = inst.called_computations()[0];
+  return sugared->contains(callee) ? callee->root_instruction() : nullptr;
+}
+
+// `sugared`: the async computations printed as sugar (null: none).
 void AppendInstructionLine(const HloInstruction& inst, const PrintOptions& options,
-                           std::string* out) {
+                           const AsyncSugarSet* sugared, std::string* out) {
   out->push_back('%');
   out->append(inst.name());
   out->append(" = ");
   inst.shape().AppendTo(out);
   out->push_back(' ');
-  out->append(OpcodeName(inst.opcode()));
+  const HloInstruction* wrapped = SugaredAsyncOp(inst, sugared);
+  if (wrapped != nullptr) {
+    out->append(OpcodeName(wrapped->opcode()));
+    out->append(inst.opcode() == HloOpcode::kAsyncStart    ? "-start"
+                : inst.opcode() == HloOpcode::kAsyncUpdate ? "-update"
+                                                           : "-done");
+  } else {
+    out->append(OpcodeName(inst.opcode()));
+  }
   out->push_back('(');
   if (inst.opcode() == HloOpcode::kParameter) {
     AppendInt(inst.parameter_number(), out);
@@ -122,11 +146,21 @@ void AppendInstructionLine(const HloInstruction& inst, const PrintOptions& optio
     }
   }
   out->push_back(')');
-  AppendOpAttributes(inst, out);
+  if (wrapped != nullptr && inst.opcode() == HloOpcode::kAsyncStart) {
+    const std::string& thread = inst.attrs<AsyncAttrs>().execution_thread;
+    if (thread != "main") {
+      out->append(", async_execution_thread=");
+      AppendQuoted(thread, out);
+    }
+    AppendOpAttributes(*wrapped, out);
+  } else {
+    AppendOpAttributes(inst, out);
+  }
   AppendSharedAttributes(inst, options, out);
 }
 
-void AppendComputation(const HloComputation& c, const PrintOptions& options, std::string* out) {
+void AppendComputation(const HloComputation& c, const PrintOptions& options,
+                       const AsyncSugarSet* sugared, std::string* out) {
   if (c.is_entry()) out->append("ENTRY ");
   out->push_back('%');
   out->append(c.name());
@@ -157,7 +191,7 @@ void AppendComputation(const HloComputation& c, const PrintOptions& options, std
   out->append(" {\n");
   for (const auto& inst : c.instructions()) {
     out->append(inst.get() == c.root_instruction() ? "  ROOT " : "  ");
-    AppendInstructionLine(*inst, options, out);
+    AppendInstructionLine(*inst, options, sugared, out);
     out->push_back('\n');
   }
   out->push_back('}');
@@ -237,6 +271,7 @@ void AppendHeader(const HloModule& module, std::string* out) {
   if (!config.origin_recovery_table.empty()) {
     out->append(", origin_recovery_table=");
     out->append(config.origin_recovery_table);
+    out->push_back('\n');  // XLA ends the table with a line break of its own
   }
   out->push_back('\n');
 }
@@ -253,6 +288,7 @@ void AppendStackFrames(const StackFrameIndex& index, std::string* out) {
       AppendQuoted(list[i], out);
       out->push_back('\n');
     }
+    out->push_back('\n');
   };
   names("FileNames", index.file_names);
   names("FunctionNames", index.function_names);
@@ -275,6 +311,7 @@ void AppendStackFrames(const StackFrameIndex& index, std::string* out) {
       AppendInt(l.end_column, out);
       out->append("}\n");
     }
+    out->push_back('\n');
   }
   if (!index.frames.empty()) {
     out->append("StackFrames\n");
@@ -286,6 +323,7 @@ void AppendStackFrames(const StackFrameIndex& index, std::string* out) {
       AppendInt(index.frames[i].parent_frame_id, out);
       out->append("}\n");
     }
+    out->push_back('\n');
   }
   out->push_back('\n');
 }
@@ -296,8 +334,11 @@ void AppendModule(const HloModule& module, const PrintOptions& options, std::str
   AppendHeader(module, out);
   out->push_back('\n');
   AppendStackFrames(module.stack_frames(), out);
+  AsyncSugarSet sugared;
+  if (options.async_sugar) sugared = printer_internal::SugaredAsyncComputations(module);
   for (const auto& c : module.computations()) {
-    AppendComputation(*c, options, out);
+    if (sugared.contains(c.get())) continue;
+    AppendComputation(*c, options, &sugared, out);
     out->push_back('\n');
   }
 }
@@ -315,13 +356,13 @@ std::string PrintModule(const HloModule& module, const PrintOptions& options) {
 
 std::string PrintComputation(const HloComputation& computation, const PrintOptions& options) {
   std::string out;
-  AppendComputation(computation, options, &out);
+  AppendComputation(computation, options, /*sugared=*/nullptr, &out);
   return out;
 }
 
 std::string PrintInstruction(const HloInstruction& instruction, const PrintOptions& options) {
   std::string out;
-  AppendInstructionLine(instruction, options, &out);
+  AppendInstructionLine(instruction, options, /*sugared=*/nullptr, &out);
   return out;
 }
 

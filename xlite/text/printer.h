@@ -18,6 +18,13 @@ struct PrintOptions {
   bool print_metadata = true;
   // Write backend_config=...
   bool print_backend_config = true;
+  // Write an async chain whose computation is one instruction over its
+  // parameters in XLA's sugar form (`custom-call-start(...)` with the
+  // instruction's attributes, the computation not printed), as XLA does by
+  // default. The names of that computation and its instructions are then
+  // not in the text; off prints every async chain explicitly (lossless).
+  // PrintComputation and PrintInstruction always print explicitly.
+  bool async_sugar = true;
 };
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options = {});

@@ -97,9 +97,35 @@ ENTRY %e () -> pred[] {
   EXPECT_EQ(PrintedLine(text, "empty"), "%empty = f32[0]{0} constant({})");
   EXPECT_EQ(PrintedLine(text, "c"), "%c = c128[1]{0} constant({(1.5, -2)})");
   EXPECT_EQ(PrintedLine(text, "t"),
-            "%t = (f32[], (s32[2]{0}, pred[])) constant((1, ({2, 3}, false)))");
+            "%t = (f32[], (s32[2]{0}, pred[])) constant(( 1, ( {2, 3}, false ) ))");
   EXPECT_EQ(PrintedLine(text, "big"), "%big = f32[20]{0} constant({...})");
   EXPECT_EQ(PrintedLine(text, "p"), "%p = pred[] constant(true)");
+}
+
+TEST(PrinterTest, ArrayLiteralsAreSpacedAsXlaPrintsThem) {
+  std::string text = R"(HloModule m
+ENTRY %e () -> pred[] {
+  %col = f32[2,1]{1,0} constant({{1},{2}})
+  %r3 = s32[2,1,2]{2,1,0} constant({{{1,2}},{{3,4}}})
+  %r4 = f32[2,2,1,1]{3,2,1,0} constant({{{{1}},{{2}}},{{{3}},{{4}}}})
+  %r4e = f32[2,0,1,3]{3,2,1,0} constant({{},{}})
+  %r2e = f32[0,3]{1,0} constant({})
+  %r2i = f32[2,0]{1,0} constant({{},{}})
+  %bits = pred[2,2]{1,0} constant({{true,false},{0,1}})
+  ROOT %p = pred[] constant(false)
+}
+)";
+  EXPECT_EQ(PrintedLine(text, "col"), "%col = f32[2,1]{1,0} constant({ {1}, {2} })");
+  EXPECT_EQ(PrintedLine(text, "r3"), "%r3 = s32[2,1,2]{2,1,0} constant({ { { 1, 2 } }, { { 3, 4 } } })");
+  EXPECT_EQ(PrintedLine(text, "r4"),
+            "%r4 = f32[2,2,1,1]{3,2,1,0} constant({ { /*i0=0*/ { /*i1=0*/ {1} }, "
+            "{ /*i1=1*/ {2} } }, { /*i0=1*/ { /*i1=0*/ {3} }, { /*i1=1*/ {4} } } })");
+  EXPECT_EQ(PrintedLine(text, "r4e"),
+            "%r4e = f32[2,0,1,3]{3,2,1,0} constant({ { /*i0=0*/ }, { /*i0=1*/ } })");
+  EXPECT_EQ(PrintedLine(text, "r2e"), "%r2e = f32[0,3]{1,0} constant({  })");
+  EXPECT_EQ(PrintedLine(text, "r2i"), "%r2i = f32[2,0]{1,0} constant({ {}, {} })");
+  EXPECT_EQ(PrintedLine(text, "bits"), "%bits = pred[2,2]{1,0} constant({ { 1, 0 }, { 0, 1 } })");
+  EXPECT_EQ(PrintedLine(text, "p"), "%p = pred[] constant(false)");
 }
 
 TEST(PrinterTest, MeshReplicaGroupsPrintAsWritten) {
@@ -244,12 +270,16 @@ TEST(PrinterTest, ModuleHeaderAndStackFrames) {
 
 FileNames
 1 "a.py"
+
 FunctionNames
 1 "f"
+
 FileLocations
 1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=1 end_column=9}
+
 StackFrames
 1 {file_location_id=1 parent_frame_id=0}
+
 
 ENTRY %main (x: f32[8], y: (s32[], f32[2])) -> (f32[8], f32[2]) {
   %x = f32[8]{0} parameter(0)

@@ -85,26 +85,42 @@ void AppendArrayElement(const Literal& literal, int64_t i, std::string* out) {
   }
 }
 
-// Dimension `dim` of an array literal starting at linear element `*next`:
-// rank 1 prints `{a, b}`, higher ranks `{ { a, b }, { c, d } }` as XLA does.
-void AppendArrayLevel(const Literal& literal, int64_t dim, int64_t* next, std::string* out) {
+// Dimension `dim` of an array literal starting at linear element `*next`
+// (`parent_index`: the index taken in dimension dim-1), spaced as XLA's
+// one-line literal printer does: rank 1 `{a, b}`; in higher ranks the
+// innermost level `{ a, b }` (`{a}` for one element) inside `{ ... }`, and
+// from rank 4 on each inner level opens with `/*iK=n*/`, the index it sits at.
+void AppendArrayLevel(const Literal& literal, int64_t dim, int64_t parent_index,
+                      int64_t* next, std::string* out) {
   const Shape& shape = literal.shape();
-  int64_t size = shape.dimensions(dim);
-  bool spaced = shape.rank() > 1;
-  if (size == 0) {
-    out->append("{}");
-    return;
+  const int64_t rank = shape.rank();
+  const int64_t size = shape.dimensions(dim);
+  const bool innermost = dim + 1 == rank;
+  std::string_view close = " }";
+  if (rank == 1) {
+    out->push_back('{');
+    close = "}";
+  } else if (innermost) {
+    out->append(size <= 1 ? "{" : "{ ");
+    if (size <= 1) close = "}";
+  } else if (rank > 3 && dim > 0) {
+    out->append("{ /*i");
+    AppendInt(dim - 1, out);
+    out->push_back('=');
+    AppendInt(parent_index, out);
+    out->append(size > 0 ? "*/ " : "*/");
+  } else {
+    out->append("{ ");
   }
-  out->append(spaced ? "{ " : "{");
   for (int64_t i = 0; i < size; ++i) {
     if (i > 0) out->append(", ");
-    if (dim + 1 == shape.rank()) {
+    if (innermost) {
       AppendArrayElement(literal, (*next)++, out);
     } else {
-      AppendArrayLevel(literal, dim + 1, next, out);
+      AppendArrayLevel(literal, dim + 1, i, next, out);
     }
   }
-  out->append(spaced ? " }" : "}");
+  out->append(close);
 }
 
 void AppendShardingItems(const HloSharding& s, std::string* out) {
@@ -243,13 +259,13 @@ void AppendFloat(double value, PrimitiveType type, std::string* out) {
 
 void AppendLiteralText(const Literal& literal, std::string* out) {
   const Shape& shape = literal.shape();
-  if (shape.IsTuple()) {
-    out->push_back('(');
+  if (shape.IsTuple()) {  // `( a, b )`, as XLA writes tuples on one line
+    out->append("( ");
     for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
       if (i > 0) out->append(", ");
       AppendLiteralText(literal.tuple_elements()[i], out);
     }
-    out->push_back(')');
+    out->append(" )");
     return;
   }
   if (shape.rank() == 0) {
@@ -257,7 +273,7 @@ void AppendLiteralText(const Literal& literal, std::string* out) {
     return;
   }
   int64_t next = 0;
-  AppendArrayLevel(literal, 0, &next, out);
+  AppendArrayLevel(literal, 0, 0, &next, out);
 }
 
 void AppendShapedLiteralText(const Literal& literal, std::string* out) {

@@ -16,6 +16,7 @@ struct FmtOptions {
   bool operand_shapes = false;
   bool no_metadata = false;
   bool no_backend_config = false;
+  bool explicit_async = false;
 };
 
 int RunFmt(const FmtOptions& options) {
@@ -25,6 +26,7 @@ int RunFmt(const FmtOptions& options) {
   print_options.print_operand_shapes = options.operand_shapes;
   print_options.print_metadata = !options.no_metadata;
   print_options.print_backend_config = !options.no_backend_config;
+  print_options.async_sugar = !options.explicit_async;
   std::string out;
   for (size_t i = 0; i < modules.size(); ++i) {
     if (i > 0) out += "// -----\n";
@@ -49,6 +51,10 @@ void AddFmtCommand(CLI::App& app, int* exit_code) {
                     "Leave out metadata={...}");
   command->add_flag("--no-backend-config", options->no_backend_config,
                     "Leave out backend_config=...");
+  command->add_flag("--explicit-async", options->explicit_async,
+                    "Print every async chain as async-start/-update/-done with its "
+                    "computation, also where XLA writes the sugar form "
+                    "(custom-call-start, ...), keeping the wrapped computation's names");
   command->callback([options, exit_code] { *exit_code = RunFmt(*options); });
 }
 
