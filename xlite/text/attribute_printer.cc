@@ -30,16 +30,11 @@ void TrueAttr(std::string_view name, bool v, std::string* out) {
   if (v) Attr(name, out)->append("true");
 }
 
-void ComputationRef(const HloComputation* c, std::string* out) {
-  out->push_back('%');
-  out->append(c->name());
-}
-
-void ComputationList(absl::Span<HloComputation* const> cs, std::string* out) {
+void ComputationList(absl::Span<HloComputation* const> cs, bool percent, std::string* out) {
   out->push_back('{');
   for (size_t i = 0; i < cs.size(); ++i) {
     if (i > 0) out->append(", ");
-    ComputationRef(cs[i], out);
+    AppendName(cs[i]->name(), percent, out);
   }
   out->push_back('}');
 }
@@ -524,60 +519,59 @@ void RecordAttrs(const HloInstruction& inst, std::string* out) {
   }
 }
 
-void CalledComputationAttrs(const HloInstruction& inst, std::string* out) {
+void CalledComputationAttrs(const HloInstruction& inst, bool percent, std::string* out) {
   const auto& called = inst.called_computations();
   if (called.empty()) return;
+  auto ref = [&](const HloComputation* c, std::string_view attr) {
+    AppendName(c->name(), percent, Attr(attr, out));
+  };
   using O = HloOpcode;
   switch (inst.opcode()) {
     case O::kWhile:
-      ComputationRef(called[0], Attr("condition", out));
-      if (called.size() > 1) ComputationRef(called[1], Attr("body", out));
+      ref(called[0], "condition");
+      if (called.size() > 1) ref(called[1], "body");
       return;
     case O::kSelectAndScatter:
-      ComputationRef(called[0], Attr("select", out));
-      if (called.size() > 1) ComputationRef(called[1], Attr("scatter", out));
+      ref(called[0], "select");
+      if (called.size() > 1) ref(called[1], "scatter");
       return;
     case O::kConditional:
       if (inst.operand_count() > 0 && inst.operand(0)->shape().element_type() == PrimitiveType::PRED &&
           called.size() == 2) {
-        ComputationRef(called[0], Attr("true_computation", out));
-        ComputationRef(called[1], Attr("false_computation", out));
+        ref(called[0], "true_computation");
+        ref(called[1], "false_computation");
       } else {
-        ComputationList(called, Attr("branch_computations", out));
+        ComputationList(called, percent, Attr("branch_computations", out));
       }
       return;
     case O::kFusion:
     case O::kAsyncStart:
-      ComputationRef(called[0], Attr("calls", out));
+      ref(called[0], "calls");
       return;
     case O::kAsyncUpdate:
     case O::kAsyncDone:
       return;  // as XLA: the computation is the async-start's, written there
-    case O::kCustomCall:
-      if (called.size() == 1) {
-        ComputationRef(called[0], Attr("to_apply", out));
-      } else {
-        ComputationList(called, Attr("called_computations", out));
-      }
+    case O::kCustomCall:  // XLA writes a list even for one (to_apply= is read too)
+      ComputationList(called, percent, Attr("called_computations", out));
       return;
     default:
-      ComputationRef(called[0], Attr("to_apply", out));
+      ref(called[0], "to_apply");
       return;
   }
 }
 
 }  // namespace
 
-void AppendOpAttributes(const HloInstruction& inst, std::string* out) {
+void AppendOpAttributes(const HloInstruction& inst, bool percent, std::string* out) {
   // XLA writes a call's to_apply before is_composite, and every other op's
   // called computations after its own attributes.
   bool called_first = inst.opcode() == HloOpcode::kCall;
-  if (called_first) CalledComputationAttrs(inst, out);
+  if (called_first) CalledComputationAttrs(inst, percent, out);
   if (inst.has_attrs() || AttrsKindOf(inst.opcode()) == AttrsKind::kNone ||
       AttrsKindOf(inst.opcode()) == AttrsKind::kAccuracy) {
     RecordAttrs(inst, out);
   }
-  if (!called_first) CalledComputationAttrs(inst, out);
+  if (!called_first) CalledComputationAttrs(inst, percent, out);
 }
 
 }  // namespace xlite::printer_internal

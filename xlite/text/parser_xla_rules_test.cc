@@ -380,5 +380,15 @@ TEST(ParserXlaRulesTest, CustomCallTupleLiteralWritesEveryElementShape) {
               HasSubstr("t.hlo:2:84: error:"));
 }
 
+TEST(ParserXlaRulesTest, CustomCallComputationsPrintAsAList) {
+  auto module = ParseText(
+      "HloModule m\n\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n"
+      "  %y = f32[] parameter(1)\n  ROOT %z = f32[] add(%x, %y)\n}\n\n"
+      "ENTRY e {\n  ROOT cc = f32[2] custom-call(), custom_call_target=\"t\", to_apply=add\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(PrintInstruction(*Root(**module)),
+            "%cc = f32[2] custom-call(), custom_call_target=\"t\", called_computations={%add}");
+}
+
 }  // namespace
 }  // namespace xlite

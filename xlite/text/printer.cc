@@ -19,6 +19,7 @@ using printer_internal::AppendFrontendAttributesText;
 using printer_internal::AppendInt;
 using printer_internal::AppendLiteralText;
 using printer_internal::AppendMetadataText;
+using printer_internal::AppendName;
 using printer_internal::AppendOpAttributes;
 using printer_internal::AppendQuoted;
 using printer_internal::AppendShapeIndex;
@@ -34,11 +35,12 @@ void AppendBoolList(const std::vector<bool>& values, std::string* out) {
   out->push_back('}');
 }
 
-// `/*index=N*/` before every fifth list element, as XLA prints long lists.
-void AppendListSeparator(size_t i, std::string* out) {
+// `/*index=N*/` before every fifth list element, as XLA prints long lists
+// (unless `annotate` is off).
+void AppendListSeparator(size_t i, std::string* out, bool annotate = true) {
   if (i == 0) return;
   out->append(", ");
-  if (i % 5 == 0) {
+  if (annotate && i % 5 == 0) {
     out->append("/*index=");
     AppendInt(static_cast<int64_t>(i), out);
     out->append("*/");
@@ -70,12 +72,11 @@ void AppendSharedAttributes(const HloInstruction& inst, const PrintOptions& opti
     }
     out->push_back('}');
   }
-  if (!inst.control_predecessors().empty()) {
+  if (options.print_control_dependencies && !inst.control_predecessors().empty()) {
     out->append(", control-predecessors={");
     for (size_t i = 0; i < inst.control_predecessors().size(); ++i) {
       if (i > 0) out->append(", ");
-      out->push_back('%');
-      out->append(inst.control_predecessors()[i]->name());
+      AppendName(inst.control_predecessors()[i]->name(), options.print_percent, out);
     }
     out->push_back('}');
   }
@@ -109,8 +110,7 @@ const HloInstruction* SugaredAsyncOp(const HloInstruction& inst, const AsyncSuga
 // `sugared`: the async computations printed as sugar (null: none).
 void AppendInstructionLine(const HloInstruction& inst, const PrintOptions& options,
                            const AsyncSugarSet* sugared, std::string* out) {
-  out->push_back('%');
-  out->append(inst.name());
+  AppendName(inst.name(), options.print_percent, out);
   out->append(" = ");
   inst.shape().AppendTo(out);
   out->push_back(' ');
@@ -135,14 +135,13 @@ void AppendInstructionLine(const HloInstruction& inst, const PrintOptions& optio
     }
   } else {
     for (int64_t i = 0; i < inst.operand_count(); ++i) {
-      AppendListSeparator(static_cast<size_t>(i), out);
+      AppendListSeparator(static_cast<size_t>(i), out, options.print_index_annotations);
       const HloInstruction* operand = inst.operand(i);
       if (options.print_operand_shapes) {
         operand->shape().AppendTo(out);
         out->push_back(' ');
       }
-      out->push_back('%');
-      out->append(operand->name());
+      AppendName(operand->name(), options.print_percent, out);
     }
   }
   out->push_back(')');
@@ -152,18 +151,15 @@ void AppendInstructionLine(const HloInstruction& inst, const PrintOptions& optio
       out->append(", async_execution_thread=");
       AppendQuoted(thread, out);
     }
-    AppendOpAttributes(*wrapped, out);
+    AppendOpAttributes(*wrapped, options.print_percent, out);
   } else {
-    AppendOpAttributes(inst, out);
+    AppendOpAttributes(inst, options.print_percent, out);
   }
   AppendSharedAttributes(inst, options, out);
 }
 
-void AppendComputation(const HloComputation& c, const PrintOptions& options,
-                       const AsyncSugarSet* sugared, std::string* out) {
-  if (c.is_entry()) out->append("ENTRY ");
-  out->push_back('%');
-  out->append(c.name());
+// ` (a: f32[2], b: s32[]) -> f32[2]`: parameters and result without layouts.
+void AppendSignature(const HloComputation& c, std::string* out) {
   out->append(" (");
   // Numbers with no parameter (an invalid module the parser still takes)
   // are left out, so that the signature stays parseable.
@@ -173,14 +169,8 @@ void AppendComputation(const HloComputation& c, const PrintOptions& options,
     if (p == nullptr) continue;
     if (!first) out->append(", ");
     first = false;
-    // Signature names go without `%`, as XLA prints them, unless the bare
-    // name would read as something else (a number, inf, nan).
-    const std::string& name = p->name();
-    char c = name.empty() ? '\0' : name[0];
-    bool bare = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') &&
-                name != "inf" && name != "nan";
-    if (!bare) out->push_back('%');
-    out->append(name);
+    // Signature names go without `%`, as XLA prints them.
+    AppendName(p->name(), /*percent=*/false, out);
     out->append(": ");
     p->shape().AppendTo(out, /*print_layout=*/false);
   }
@@ -188,6 +178,13 @@ void AppendComputation(const HloComputation& c, const PrintOptions& options,
   if (c.root_instruction() != nullptr) {
     c.root_instruction()->shape().AppendTo(out, /*print_layout=*/false);
   }
+}
+
+void AppendComputation(const HloComputation& c, const PrintOptions& options,
+                       const AsyncSugarSet* sugared, std::string* out) {
+  if (c.is_entry()) out->append("ENTRY ");
+  AppendName(c.name(), options.print_percent, out);
+  if (options.print_program_shape) AppendSignature(c, out);
   out->append(" {\n");
   for (const auto& inst : c.instructions()) {
     out->append(inst.get() == c.root_instruction() ? "  ROOT " : "  ");
@@ -341,6 +338,17 @@ void AppendModule(const HloModule& module, const PrintOptions& options, std::str
     AppendComputation(*c, options, &sugared, out);
     out->push_back('\n');
   }
+}
+
+PrintOptions ShortParsablePrintOptions() {
+  PrintOptions options;
+  options.print_metadata = false;
+  options.print_backend_config = false;
+  options.print_percent = false;
+  options.print_program_shape = false;
+  options.print_control_dependencies = false;
+  options.print_index_annotations = false;
+  return options;
 }
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options) {

@@ -25,7 +25,20 @@ struct PrintOptions {
   // not in the text; off prints every async chain explicitly (lossless).
   // PrintComputation and PrintInstruction always print explicitly.
   bool async_sugar = true;
+  // `%` before names (a name that would not read back bare keeps it anyway).
+  bool print_percent = true;
+  // Computation signatures `(a: f32[2]) -> f32[2]`.
+  bool print_program_shape = true;
+  // control-predecessors={...}
+  bool print_control_dependencies = true;
+  // `/*index=5*/` before every fifth operand.
+  bool print_index_annotations = true;
 };
+
+// XLA's HloPrintOptions::ShortParsable(): bare names, no signatures,
+// metadata, backend_config, control dependencies or index comments; still
+// parseable, but metadata, backend_config and control edges are dropped.
+PrintOptions ShortParsablePrintOptions();
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options = {});
 void AppendModule(const HloModule& module, const PrintOptions& options, std::string* out);

@@ -28,6 +28,9 @@ void AppendIntList(absl::Span<const int64_t> values, std::string* out);
 void AppendQuoted(std::string_view text, std::string* out);
 // Shortest decimal that reads back to the same value of `type` (a float type).
 void AppendFloat(double value, PrimitiveType type, std::string* out);
+// `name`, with `%` in front when `percent` is set or the bare word would
+// read back as something else (a number, inf/nan, an element type).
+void AppendName(std::string_view name, bool percent, std::string* out);
 // `{}`, `{1}`, `{0,2}`.
 void AppendShapeIndex(absl::Span<const int64_t> index, std::string* out);
 
@@ -42,7 +45,7 @@ void AppendFrontendAttributesText(const FrontendAttributes& attrs, std::string* 
 
 // `, attr=value` for every attribute of the instruction's own record, its
 // dimensions and its called computations, in XLA's order.
-void AppendOpAttributes(const HloInstruction& inst, std::string* out);
+void AppendOpAttributes(const HloInstruction& inst, bool percent, std::string* out);
 
 }  // namespace xlite::printer_internal
 

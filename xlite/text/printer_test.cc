@@ -294,5 +294,46 @@ ENTRY %main (x: f32[8], y: (s32[], f32[2])) -> (f32[8], f32[2]) {
   EXPECT_EQ(PrintModule(**module), text);
 }
 
+TEST(PrinterTest, ShortParsableFormAsXlaPrintsIt) {
+  std::string text = R"(HloModule m
+
+%add.1 (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %z = f32[] add(%x, %y)
+}
+
+ENTRY %e (p: f32[6]) -> f32[] {
+  %p = f32[6]{0} parameter(0), metadata={op_name="p"}
+  %c64 = f32[] constant(0), backend_config="cfg"
+  %t = (f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, /*index=5*/f32[6]{0}) tuple(%p, %p, %p, %p, %p, /*index=5*/%p)
+  ROOT %r = f32[] reduce(%p, %c64), dimensions={0}, to_apply=%add.1, control-predecessors={%t}
+}
+)";
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string short_text = PrintModule(**module, ShortParsablePrintOptions());
+  EXPECT_EQ(short_text, R"(HloModule m
+
+add.1 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT z = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[6]{0} parameter(0)
+  %c64 = f32[] constant(0)
+  t = (f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, /*index=5*/f32[6]{0}) tuple(p, p, p, p, p, p)
+  ROOT r = f32[] reduce(p, %c64), dimensions={0}, to_apply=add.1
+}
+
+)");
+  // It reads back, and prints the same again.
+  auto again = ParseHloModule(short_text);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrintModule(**again, ShortParsablePrintOptions()), short_text);
+}
+
 }  // namespace
 }  // namespace xlite

@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "xlite/ir/float_format.h"
 #include "xlite/ir/attribute_names.h"
+#include "xlite/text/parser_impl.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
@@ -274,6 +275,15 @@ void AppendLiteralText(const Literal& literal, std::string* out) {
   }
   int64_t next = 0;
   AppendArrayLevel(literal, 0, 0, &next, out);
+}
+
+void AppendName(std::string_view name, bool percent, std::string* out) {
+  char c = name.empty() ? '\0' : name[0];
+  bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  if (percent || !word || name == "inf" || name == "nan" || TypeFromName(name)) {
+    out->push_back('%');
+  }
+  out->append(name);
 }
 
 void AppendShapedLiteralText(const Literal& literal, std::string* out) {

@@ -17,15 +17,16 @@ struct FmtOptions {
   bool no_metadata = false;
   bool no_backend_config = false;
   bool explicit_async = false;
+  bool short_form = false;
 };
 
 int RunFmt(const FmtOptions& options) {
   std::vector<LoadedModule> modules;
   if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
-  PrintOptions print_options;
+  PrintOptions print_options = options.short_form ? ShortParsablePrintOptions() : PrintOptions();
   print_options.print_operand_shapes = options.operand_shapes;
-  print_options.print_metadata = !options.no_metadata;
-  print_options.print_backend_config = !options.no_backend_config;
+  print_options.print_metadata &= !options.no_metadata;
+  print_options.print_backend_config &= !options.no_backend_config;
   print_options.async_sugar = !options.explicit_async;
   std::string out;
   for (size_t i = 0; i < modules.size(); ++i) {
@@ -51,6 +52,9 @@ void AddFmtCommand(CLI::App& app, int* exit_code) {
                     "Leave out metadata={...}");
   command->add_flag("--no-backend-config", options->no_backend_config,
                     "Leave out backend_config=...");
+  command->add_flag("--short", options->short_form,
+                    "XLA's short parsable form: bare names, no signatures, and no "
+                    "metadata, backend_config, control-predecessors or /*index=*/ comments");
   command->add_flag("--explicit-async", options->explicit_async,
                     "Print every async chain as async-start/-update/-done with its "
                     "computation, also where XLA writes the sugar form "
