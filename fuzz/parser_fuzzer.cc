@@ -1,7 +1,9 @@
 // libFuzzer entry point: any bytes go to the parser; whatever parses is also
-// verified and printed, and the printed text must parse again.
+// verified and printed; the printed text must parse again and print the same
+// (a fixed point), and the short parsable form must parse too.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "xlite/analysis/verifier.h"
@@ -15,7 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!module.ok()) return 0;
   (void)xlite::VerifyModule(**module);
   const std::string printed = xlite::PrintModule(**module);
-  // The printer promises parse(print(m)) works; a failure is a bug to report.
-  XLITE_CHECK(xlite::ParseHloModule(printed).ok());
+  // The printer promises these; a failure is a bug to report.
+  auto reparsed = xlite::ParseHloModule(printed);
+  XLITE_CHECK(reparsed.ok());
+  XLITE_CHECK(xlite::PrintModule(**reparsed) == printed);
+  const std::string short_form =
+      xlite::PrintModule(**module, xlite::ShortParsablePrintOptions());
+  XLITE_CHECK(xlite::ParseHloModule(short_form).ok());
   return 0;
 }

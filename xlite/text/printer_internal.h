@@ -29,7 +29,8 @@ void AppendQuoted(std::string_view text, std::string* out);
 // Shortest decimal that reads back to the same value of `type` (a float type).
 void AppendFloat(double value, PrimitiveType type, std::string* out);
 // `name`, with `%` in front when `percent` is set or the bare word would
-// read back as something else (a number, inf/nan, an element type).
+// read back as something else (a number, inf/nan, an element type, a
+// keyword such as ROOT).
 void AppendName(std::string_view name, bool percent, std::string* out);
 // `{}`, `{1}`, `{0,2}`.
 void AppendShapeIndex(absl::Span<const int64_t> index, std::string* out);

@@ -306,6 +306,7 @@ TEST(PrinterTest, ShortParsableFormAsXlaPrintsIt) {
 ENTRY %e (p: f32[6]) -> f32[] {
   %p = f32[6]{0} parameter(0), metadata={op_name="p"}
   %c64 = f32[] constant(0), backend_config="cfg"
+  %ROOT = f32[] constant(1)
   %t = (f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, /*index=5*/f32[6]{0}) tuple(%p, %p, %p, %p, %p, /*index=5*/%p)
   ROOT %r = f32[] reduce(%p, %c64), dimensions={0}, to_apply=%add.1, control-predecessors={%t}
 }
@@ -324,6 +325,7 @@ add.1 {
 ENTRY e {
   p = f32[6]{0} parameter(0)
   %c64 = f32[] constant(0)
+  %ROOT = f32[] constant(1)
   t = (f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, f32[6]{0}, /*index=5*/f32[6]{0}) tuple(p, p, p, p, p, p)
   ROOT r = f32[] reduce(p, %c64), dimensions={0}, to_apply=add.1
 }

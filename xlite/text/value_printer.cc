@@ -280,7 +280,8 @@ void AppendLiteralText(const Literal& literal, std::string* out) {
 void AppendName(std::string_view name, bool percent, std::string* out) {
   char c = name.empty() ? '\0' : name[0];
   bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  if (percent || !word || name == "inf" || name == "nan" || TypeFromName(name)) {
+  if (percent || !word || name == "inf" || name == "nan" || name == "ROOT" ||
+      name == "ENTRY" || name == "HloModule" || TypeFromName(name)) {
     out->push_back('%');
   }
   out->append(name);
