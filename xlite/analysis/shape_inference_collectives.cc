@@ -32,7 +32,17 @@ absl::Status CheckCollectiveReducer(const HloInstruction& inst, absl::Span<const
                              Str(shapes[0]), " and ", Str(s));
     }
   }
-  return CheckSignature(comp, "reducer", {scalar, scalar}, &scalar);
+  // XLA's verifier does not look at a collective's reducer, and XLA's own
+  // tests reduce with (T[n], T[n]) -> T[n]; one array shape of T for both
+  // parameters and the result is accepted like the scalar form.
+  Shape want = scalar;
+  const HloInstruction* p0 =
+      comp->num_parameters() == 2 ? comp->parameter_instruction(0) : nullptr;
+  if (p0 != nullptr && p0->shape().IsArray() && p0->shape().rank() > 0 &&
+      p0->shape().element_type() == scalar.element_type()) {
+    want = p0->shape();
+  }
+  return CheckSignature(comp, "reducer", {want, want}, &want);
 }
 
 // The first result array of the declared shape (all-gather-start holds its

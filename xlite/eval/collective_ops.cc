@@ -320,6 +320,25 @@ absl::Status Combine(const HloComputation& reducer, FastReducer fast, Literal& a
         }));
     if (done) return absl::OkStatus();
   }
+  // XLA's verifier lets a reducer take whole arrays, (T[n], T[n]) -> T[n]
+  // (its own tests do); such a reducer combines two contributions at once.
+  const HloInstruction* p0 =
+      reducer.num_parameters() == 2 ? reducer.parameter_instruction(0) : nullptr;
+  if (p0 != nullptr && p0->shape().IsArray() && !p0->shape().IsScalar()) {
+    const Shape& param = p0->shape();
+    if (!param.SameDimensions(acc.shape()) || !param.SameDimensions(x.shape())) {
+      return Unimplemented("not supported yet: reducer %", AsAbsl(reducer.name()), " over ",
+                           param.ToString(), " applied to ", acc.shape().ToString());
+    }
+    const Literal* whole[] = {&acc, &x};
+    XLITE_ASSIGN_OR_RETURN(Literal r, ctx.Call(reducer, whole));
+    if (!r.shape().SameDimensions(acc.shape())) {
+      return InvalidArgument("reducer %", AsAbsl(reducer.name()), " returned ",
+                             r.shape().ToString());
+    }
+    acc = std::move(r);
+    return absl::OkStatus();
+  }
   Shape scalar = Shape::Scalar(acc.shape().element_type());
   int64_t bytes = ElementBytes(acc);
   Literal a(scalar), b(scalar);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xlite/eval/eval_test_util.h"
@@ -177,6 +178,39 @@ ENTRY e {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(100), ElementsAre(103), ElementsAre(100),
                                        ElementsAre(103)));
+}
+
+TEST(CollectiveOps, ArrayReducerCombinesWholeContributions) {
+  // XLA's verifier accepts a reducer over whole arrays; subtract is not a
+  // fast reducer, so the reducer is called once per pair of contributions in
+  // group order: [10,20] - [1,2] on both members.
+  const char* text = R"(HloModule m, replica_count=2
+sub {
+  a = s32[2] parameter(0)
+  b = s32[2] parameter(1)
+  ROOT d = s32[2] subtract(a, b)
+}
+ENTRY e {
+  p = s32[2] parameter(0)
+  ROOT r = s32[2] all-reduce(p), replica_groups={{0,1}}, to_apply=sub
+})";
+  auto args = [](int64_t d) {
+    std::vector<Literal> a;
+    a.push_back(MakeLiteral("s32[2]", d == 0 ? std::vector<double>{10, 20}
+                                             : std::vector<double>{1, 2}));
+    return a;
+  };
+  auto r = RunOnAll(text, args);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(9, 18), ElementsAre(9, 18)));
+
+  // A reducer over another array shape is refused, not misread.
+  std::string other = absl::StrReplaceAll(text, {{"a = s32[2]", "a = s32[3]"},
+                                                 {"b = s32[2]", "b = s32[3]"},
+                                                 {"d = s32[2]", "d = s32[3]"}});
+  auto bad = RunOnAll(other, args);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("not supported yet: reducer %sub over s32[3]"));
 }
 
 TEST(CollectiveOps, FloatSumIsBitIdenticalInGroupOrder) {

@@ -134,7 +134,7 @@ absl::Status HloTextParser::ParseCommonAttribute(std::string_view name,
     Statistics statistics;
     XLITE_RETURN_IF_ERROR(ParseStatistics(&statistics));
     inst->set_statistics(std::move(statistics));
-  } else if (name == "origin") {
+  } else if (name == "origin" || name == "original_value") {  // original_value: 2024 dumps
     std::string_view block;
     if (kind() != TokKind::kLbrace) return Expected("'{'");
     if (!lexer_.ScanBraceBlock(&block)) return Error("unbalanced '{' in origin");

@@ -477,6 +477,10 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     XLITE_RETURN_IF_ERROR(ParseOperands(scope, inst.get()));
     const int64_t count = inst->operand_count();
     int arity = OpcodeArity(*opcode);
+    // 2024 printers wrote sparse dots with their metadata as extra operands.
+    if (*opcode == HloOpcode::kDot && count > 2) {
+      return NotSupportedAt(opcode_offset, "sparse dot (sparsity=, metadata operands)");
+    }
     if (arity != kVariadic && count != arity) {
       return ErrorAt(opcode_offset, Cat(opcode_text, " expects ", arity, " operand",
                                         arity == 1 ? "" : "s", ", got ", count));
@@ -610,7 +614,9 @@ absl::Status HloTextParser::ParseOperands(Scope* scope, HloInstruction* inst) {
     }
     auto it = scope->names.find(tok().text);
     if (it == scope->names.end()) return Error(Cat("undefined operand '", tok().text, "'"));
-    if (written && !written->Compatible(it->second->shape())) {
+    // XLA checks a written operand shape with ShapeUtil::Compatible, which
+    // ignores dynamic marks: `s32[<=3] p` may name a static s32[3] operand.
+    if (written && !CompatibleIgnoringDynamic(*written, it->second->shape())) {
       return ErrorAt(offset, Cat("operand shape ", written->ToString(), " differs from ",
                                  it->second->shape().ToString(), " of '", tok().text, "'"));
     }
