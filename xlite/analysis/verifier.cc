@@ -87,6 +87,7 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
     CheckCollective(inst, module.config(), errors);
   }
   CheckAsyncPairing(inst, errors);
+  CheckXlaInstructionRules(inst, errors);
 }
 
 // Each async computation is started by one async-start (XLA's verifier
@@ -141,6 +142,7 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOp
   if (module.entry_computation() != nullptr) {
     verifier::CheckModuleConfig(module, options, errors);
   }
+  verifier::CheckAllReduceLayoutConstraints(module, errors);
   return out;
 }
 

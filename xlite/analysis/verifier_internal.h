@@ -70,6 +70,10 @@ void CheckSharding(const HloInstruction& inst, const ModuleConfig& config, Error
 // replica_groups, channel ids and async start/done pairing.
 void CheckCollective(const HloInstruction& inst, const ModuleConfig& config, ErrorSink& errors);
 void CheckAsyncPairing(const HloInstruction& inst, ErrorSink& errors);
+// XLA's non-shape rules for one instruction (verifier_xla_rules.cc).
+void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors);
+// All all-reduces of the module constrain their layout, or none does.
+void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors);
 
 }  // namespace xlite::verifier
 
