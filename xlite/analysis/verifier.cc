@@ -81,6 +81,7 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
   if (options.layout_sensitive && inst.opcode() == HloOpcode::kBitcast) {
     CheckBitcastBytes(inst, errors);
   }
+  if (options.layout_sensitive) CheckLayoutUnchanged(inst, errors);
   if (!inst.called_computations().empty()) CheckCalledComputations(inst, module, errors);
   if (inst.has_sharding()) CheckSharding(inst, module.config(), errors);
   if (AttrsKindOf(inst.opcode()) == AttrsKind::kCollective && inst.has_attrs()) {

@@ -72,6 +72,9 @@ void CheckCollective(const HloInstruction& inst, const ModuleConfig& config, Err
 void CheckAsyncPairing(const HloInstruction& inst, ErrorSink& errors);
 // XLA's non-shape rules for one instruction (verifier_xla_rules.cc).
 void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors);
+// Layout-sensitive: elementwise ops, concatenate and dynamic slices keep the
+// operands' layout.
+void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors);
 // All all-reduces of the module constrain their layout, or none does.
 void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors);
 

@@ -3,9 +3,11 @@
 // computations, one consumer per asynchronous start, trivial async wrapped
 // computations, tuple all-to-all operand counts, one sharding across a loop's
 // or conditional's parameters and roots, and (module-wide) no mix of
-// layout-constrained and unconstrained all-reduces.
+// layout-constrained and unconstrained all-reduces; with layouts checked,
+// position-wise ops that would change a layout.
 #include <cctype>
 
+#include "xlite/analysis/shape_inference.h"
 #include "xlite/analysis/shape_inference_internal.h"
 #include "xlite/analysis/verifier_internal.h"
 
@@ -141,9 +143,22 @@ void CheckAsyncComputationIsTrivial(const HloInstruction& inst, ErrorSink& error
   }
 }
 
-// A tuple all-to-all sends operand i to the i-th member of each group.
+// A tuple all-to-all sends operand i to the i-th member of each group; its
+// operands share one shape.
 void CheckAllToAllSplitCount(const HloInstruction& inst, ErrorSink& errors) {
   if (inst.operand_count() <= 1 || !inst.has_attrs()) return;
+  // Layouts are left out: XLA compares them too, but unverified import tests
+  // in the corpus give the operands different ones.
+  const Shape& first = inst.operand(0)->shape();
+  for (const HloInstruction* other : inst.operands()) {
+    if (!ShapesCompatible(other->shape(), first)) {
+      errors.Add(inst, absl::StrCat("tuple all-to-all operands must have one shape, but %",
+                                    other->name(), " is ", other->shape().ToString(false),
+                                    " and %", inst.operand(0)->name(), " is ",
+                                    first.ToString(false)));
+      return;
+    }
+  }
   const ReplicaGroups& groups = inst.attrs<CollectiveAttrs>().replica_groups;
   if (groups.is_iota || groups.is_mesh() || groups.groups.empty()) return;
   int64_t split = static_cast<int64_t>(groups.groups[0].size());
@@ -199,6 +214,28 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors) {
   }
   if (!inst.called_computations().empty()) CheckCalledThreads(inst, errors);
   CheckSingleConsumer(inst, errors);
+}
+
+// Under layout-sensitive checking, ops that map elements position by
+// position keep the layout (its dimension order; tiles and memory space may
+// differ) of every operand of the result's rank.
+void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors) {
+  const HloOpcode op = inst.opcode();
+  bool keeps_layout = (IsElementwiseOpcode(op) && op != O::kCopy && op != O::kRng) ||
+                      op == O::kConcatenate || op == O::kDynamicSlice ||
+                      op == O::kDynamicUpdateSlice;
+  const Shape& out = inst.shape();
+  if (!keeps_layout || !out.IsArray() || !out.has_layout()) return;
+  for (const HloInstruction* operand : inst.operands()) {
+    const Shape& in = operand->shape();
+    if (in.IsArray() && in.has_layout() && in.rank() == out.rank() &&
+        !(in.layout().minor_to_major == out.layout().minor_to_major)) {
+      errors.Add(inst, absl::StrCat(inference::OpName(op), " must not change the layout, but "
+                                    "operand %", operand->name(), " is ", in.ToString(),
+                                    " and the result is ", out.ToString()));
+      return;
+    }
+  }
 }
 
 void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors) {

@@ -181,6 +181,42 @@ ENTRY %e {
                         "member: 3 expected, got 2"));
 }
 
+TEST(AllToAllTest, TupleOperandsShareOneShape) {
+  EXPECT_THAT(VerifyErrors(R"(HloModule m, replica_count=2
+ENTRY %e {
+  %a = f32[6] parameter(0)
+  %b = f32[4] parameter(1)
+  ROOT %t = (f32[6], f32[4]) all-to-all(%a, %b), replica_groups={{0,1}}
+})"),
+              HasSubstr("%t in computation %e: tuple all-to-all operands must have one shape, "
+                        "but %b is f32[4] and %a is f32[6]"));
+}
+
+TEST(LayoutSensitiveTest, PositionWiseOpsKeepTheLayout) {
+  constexpr char kAdd[] = R"(HloModule m
+ENTRY %e {
+  %a = f32[2,3]{1,0} parameter(0)
+  %b = f32[2,3]{LAYOUT} parameter(1)
+  ROOT %s = f32[2,3]{1,0} add(%a, %b)
+})";
+  VerifyOptions sensitive;
+  sensitive.layout_sensitive = true;
+  const std::string changed = absl::StrReplaceAll(kAdd, {{"LAYOUT", "0,1"}});
+  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kAdd, {{"LAYOUT", "1,0"}}), sensitive), "");
+  EXPECT_EQ(VerifyErrors(changed), "");  // layouts are ignored by default
+  EXPECT_THAT(VerifyErrors(changed, sensitive),
+              HasSubstr("%s in computation %e: add must not change the layout, but operand %b "
+                        "is f32[2,3]{0,1} and the result is f32[2,3]{1,0}"));
+  // A copy is how a layout changes.
+  EXPECT_EQ(VerifyErrors(R"(HloModule m
+ENTRY %e {
+  %a = f32[2,3]{1,0} parameter(0)
+  ROOT %c = f32[2,3]{0,1} copy(%a)
+})",
+                         sensitive),
+            "");
+}
+
 constexpr char kSum[] = R"(HloModule m, HEADER
 %sum {
   %l = f32[] parameter(0)
