@@ -73,6 +73,8 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
     } else if (!ShapesCompatible(*inferred, inst.shape())) {
       errors.Add(inst, absl::StrCat("shape inference gives ", ShapeText(*inferred),
                                     " but the instruction is ", ShapeText(inst.shape())));
+    } else if (options.layout_sensitive) {
+      CheckInferredLayout(inst, *inferred, errors);
     }
   }
   if (inst.opcode() == HloOpcode::kParameter && inst.has_attrs()) {

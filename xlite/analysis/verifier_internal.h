@@ -75,6 +75,8 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors);
 // Layout-sensitive: elementwise ops, concatenate and dynamic slices keep the
 // operands' layout.
 void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors);
+// Layout-sensitive: value-passing ops keep the layouts of what they pass.
+void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, ErrorSink& errors);
 // All all-reduces of the module constrain their layout, or none does.
 void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors);
 

@@ -4,7 +4,9 @@
 // computations, tuple all-to-all operand counts, one sharding across a loop's
 // or conditional's parameters and roots, and (module-wide) no mix of
 // layout-constrained and unconstrained all-reduces; with layouts checked,
-// position-wise ops that would change a layout.
+// position-wise ops that would change a layout and value-passing ops
+// (tuple, get-tuple-element, copy-done, ...) whose layout differs from what
+// they pass along.
 #include <cctype>
 
 #include "xlite/analysis/shape_inference.h"
@@ -235,6 +237,52 @@ void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors) {
                                     " and the result is ", out.ToString()));
       return;
     }
+  }
+}
+
+namespace {
+
+// Dimension orders agree wherever both shapes carry a layout.
+bool MinorToMajorAgree(const Shape& a, const Shape& b) {
+  if (a.IsTuple() && b.IsTuple()) {
+    for (int64_t i = 0; i < a.tuple_size() && i < b.tuple_size(); ++i) {
+      if (!MinorToMajorAgree(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+    }
+    return true;
+  }
+  return !a.IsArray() || !b.IsArray() || !a.has_layout() || !b.has_layout() ||
+         a.layout().minor_to_major == b.layout().minor_to_major;
+}
+
+// Ops that only pass values along (XLA's layout-sensitive shape check holds
+// them to the layouts they receive).
+bool PassesValuesAlong(HloOpcode op) {
+  switch (op) {
+    case O::kCall:
+    case O::kConditional:
+    case O::kCopyDone:
+    case O::kCopyStart:
+    case O::kGetTupleElement:
+    case O::kTuple:
+    case O::kWhile:
+    case O::kAsyncStart:
+    case O::kAsyncUpdate:
+    case O::kAsyncDone:
+    case O::kRecvDone:
+    case O::kSendDone:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, ErrorSink& errors) {
+  if (PassesValuesAlong(inst.opcode()) && !MinorToMajorAgree(inferred, inst.shape())) {
+    errors.Add(inst, absl::StrCat(inference::OpName(inst.opcode()), " is written as ",
+                                  inst.shape().ToString(), " but passes along ",
+                                  inferred.ToString(), " (the layouts differ)"));
   }
 }
 

@@ -217,6 +217,23 @@ ENTRY %e {
             "");
 }
 
+TEST(LayoutSensitiveTest, ValuePassingOpsKeepTheLayoutsTheyPass) {
+  constexpr char kPair[] = R"(HloModule m
+ENTRY %e {
+  %a = f32[4,2]{0,1} parameter(0)
+  %cs = (f32[4,2]{0,1}, f32[4,2]{0,1}, u32[]) copy-start(%a)
+  ROOT %cd = f32[4,2]{DONE} copy-done(%cs)
+})";
+  VerifyOptions sensitive;
+  sensitive.layout_sensitive = true;
+  const std::string changed = absl::StrReplaceAll(kPair, {{"DONE", "1,0"}});
+  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kPair, {{"DONE", "0,1"}}), sensitive), "");
+  EXPECT_EQ(VerifyErrors(changed), "");
+  EXPECT_THAT(VerifyErrors(changed, sensitive),
+              HasSubstr("%cd in computation %e: copy-done is written as f32[4,2]{1,0} but "
+                        "passes along f32[4,2]{0,1} (the layouts differ)"));
+}
+
 constexpr char kSum[] = R"(HloModule m, HEADER
 %sum {
   %l = f32[] parameter(0)
