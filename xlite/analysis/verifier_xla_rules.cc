@@ -7,6 +7,7 @@
 // position-wise ops that would change a layout and value-passing ops
 // (tuple, get-tuple-element, copy-done, ...) whose layout differs from what
 // they pass along.
+#include <algorithm>
 #include <cctype>
 
 #include "xlite/analysis/shape_inference.h"

@@ -5,6 +5,7 @@
 // pred iotas. Each rule has a module it accepts and one it rejects.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "xlite/analysis/test_util.h"
 
@@ -14,38 +15,38 @@ namespace {
 using ::testing::HasSubstr;
 using testing::VerifyErrors;
 
+// One compare of a parameter of type `operand` with itself, written `type=`.
+std::string Compare(absl::string_view operand, absl::string_view type) {
+  return absl::StrCat("HloModule m\nENTRY %e {\n  %a = ", operand, " parameter(0)\n  ROOT %x = ",
+                      "pred[3] compare(%a, %a), direction=GE, type=", type, "\n}");
+}
+
 TEST(ComparisonTypeTest, MustSuitTheOperands) {
-  EXPECT_EQ(VerifyErrors(R"(HloModule m
-ENTRY %e {
-  %a = f16[3] parameter(0)
-  %b = s8[3] parameter(1)
-  %c = u16[3] parameter(2)
-  %x = pred[3] compare(%a, %a), direction=GE, type=TOTALORDER
-  %y = pred[3] compare(%b, %b), direction=GE, type=SIGNED
-  ROOT %z = pred[3] compare(%c, %c), direction=GE, type=UNSIGNED
-})"),
-            "");
-  EXPECT_THAT(VerifyErrors(R"(HloModule m
-ENTRY %e {
-  %a = f16[3] parameter(0)
-  ROOT %x = pred[3] compare(%a, %a), direction=GE, type=SIGNED
-})"),
-              HasSubstr("%x in computation %e: comparison type SIGNED does not suit f16[3] "
-                        "operands; expected FLOAT or TOTALORDER"));
-  EXPECT_THAT(VerifyErrors(R"(HloModule m
-ENTRY %e {
-  %b = s8[3] parameter(0)
-  ROOT %y = pred[3] compare(%b, %b), direction=LT, type=FLOAT
-})"),
-              HasSubstr("%y in computation %e: comparison type FLOAT does not suit s8[3] "
-                        "operands; expected SIGNED"));
-  EXPECT_THAT(VerifyErrors(R"(HloModule m
-ENTRY %e {
-  %p = pred[] parameter(0)
-  ROOT %t = pred[] compare(%p, %p), direction=EQ, type=SIGNED
-})"),
-              HasSubstr("%t in computation %e: comparison type SIGNED does not suit pred[] "
-                        "operands; expected UNSIGNED"));
+  struct Case {
+    const char* operand;
+    const char* type;
+    const char* expected;  // "" = accepted
+  };
+  const Case cases[] = {
+      {"f16[3]", "TOTALORDER", ""},
+      {"f16[3]", "FLOAT", ""},
+      {"s8[3]", "SIGNED", ""},
+      {"u16[3]", "UNSIGNED", ""},
+      {"pred[3]", "UNSIGNED", ""},
+      {"f16[3]", "SIGNED", "SIGNED does not suit f16[3] operands; expected FLOAT or TOTALORDER"},
+      {"s8[3]", "FLOAT", "FLOAT does not suit s8[3] operands; expected SIGNED"},
+      {"u16[3]", "SIGNED", "SIGNED does not suit u16[3] operands; expected UNSIGNED"},
+      {"pred[3]", "SIGNED", "SIGNED does not suit pred[3] operands; expected UNSIGNED"},
+  };
+  for (const Case& c : cases) {
+    std::string errors = VerifyErrors(Compare(c.operand, c.type));
+    if (*c.expected == '\0') {
+      EXPECT_EQ(errors, "") << c.operand << " " << c.type;
+    } else {
+      EXPECT_THAT(errors, HasSubstr(absl::StrCat("%x in computation %e: comparison type ",
+                                                 c.expected)));
+    }
+  }
 }
 
 constexpr char kComposite[] = R"(HloModule m
