@@ -1,12 +1,13 @@
 // Rules of XLA's HloVerifier that are not shape rules: comparison types per
 // element type, composite call attributes, execution threads of called
 // computations, one consumer per asynchronous start, trivial async wrapped
-// computations, tuple all-to-all operand counts, one sharding across a loop's
-// or conditional's parameters and roots, and (module-wide) no mix of
-// layout-constrained and unconstrained all-reduces; with layouts checked,
-// position-wise ops that would change a layout and value-passing ops
-// (tuple, get-tuple-element, copy-done, ...) whose layout differs from what
-// they pass along.
+// computations, tuple all-to-all operand counts, positive all-reduce channel
+// ids, one sharding across a loop's or conditional's parameters and roots,
+// and (module-wide) no mix of layout-constrained and unconstrained
+// all-reduces. With layouts checked: position-wise ops that would change a
+// layout, dynamic slices moving data the wrong way between host and device
+// memory, and value-passing ops (tuple, get-tuple-element, copy-done, ...)
+// whose layout differs from what they pass along.
 #include <algorithm>
 #include <cctype>
 
@@ -209,6 +210,12 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors) {
       if (inst.has_attrs()) CheckComparisonType(inst, errors);
       break;
     case O::kCall: CheckCompositeCall(inst, errors); break;
+    case O::kAllReduce:
+      if (inst.has_attrs() && inst.attrs<CollectiveAttrs>().channel_id.value_or(1) <= 0) {
+        errors.Add(inst, absl::StrCat("all-reduce channel_id must be positive, got ",
+                                      *inst.attrs<CollectiveAttrs>().channel_id));
+      }
+      break;
     case O::kAllToAll: CheckAllToAllSplitCount(inst, errors); break;
     case O::kAsyncStart: CheckAsyncComputationIsTrivial(inst, errors); break;
     case O::kWhile:
@@ -217,6 +224,29 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors) {
   }
   if (!inst.called_computations().empty()) CheckCalledThreads(inst, errors);
   CheckSingleConsumer(inst, errors);
+}
+
+// Memory spaces XLA gives a meaning to: 1 is the generic fast memory, 5 the
+// host.
+constexpr int64_t kFastMemorySpace = 1;
+constexpr int64_t kHostMemorySpace = 5;
+
+// A dynamic slice may read a host buffer into device memory, and a dynamic
+// update slice may write device data into a host buffer, but not the
+// reverse; neither moves data in or out of the fast memory.
+void CheckMemorySpaceMove(const HloInstruction& inst, int64_t from, int64_t to,
+                          ErrorSink& errors) {
+  bool bad = (from == kFastMemorySpace) != (to == kFastMemorySpace);
+  if (inst.opcode() == O::kDynamicSlice) {
+    bad = bad || (from == 0 && to == kHostMemorySpace);
+  } else {
+    bad = bad || (from == kHostMemorySpace && to == 0);
+  }
+  if (bad) {
+    errors.Add(inst, absl::StrCat(inference::OpName(inst.opcode()),
+                                  " must not move its buffer from memory space S(", from,
+                                  ") to S(", to, ")"));
+  }
 }
 
 // Under layout-sensitive checking, ops that map elements position by
@@ -231,6 +261,11 @@ void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors) {
   if (!keeps_layout || !out.IsArray() || !out.has_layout()) return;
   for (const HloInstruction* operand : inst.operands()) {
     const Shape& in = operand->shape();
+    if ((op == O::kDynamicSlice || op == O::kDynamicUpdateSlice) && operand == inst.operand(0) &&
+        in.IsArray() && in.has_layout()) {
+      CheckMemorySpaceMove(inst, in.layout().extras().memory_space,
+                           out.layout().extras().memory_space, errors);
+    }
     if (in.IsArray() && in.has_layout() && in.rank() == out.rank() &&
         !(in.layout().minor_to_major == out.layout().minor_to_major)) {
       errors.Add(inst, absl::StrCat(inference::OpName(op), " must not change the layout, but "

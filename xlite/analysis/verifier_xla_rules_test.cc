@@ -235,6 +235,43 @@ ENTRY %e {
                         "passes along f32[4,2]{0,1} (the layouts differ)"));
 }
 
+TEST(LayoutSensitiveTest, DynamicSlicesMoveHostDataOnlyOneWay) {
+  constexpr char kSlices[] = R"(HloModule m
+ENTRY %e {
+  %buf = f32[4,8]{1,0:S(BUF)} parameter(0)
+  %row = f32[1,8]{1,0} parameter(1)
+  %i = s32[] parameter(2)
+  %z = s32[] constant(0)
+  %w = f32[4,8]{1,0:S(BUF)} dynamic-update-slice(%buf, %row, %i, %z)
+  ROOT %r = f32[1,8]{1,0:S(OUT)} dynamic-slice(%w, %i, %z), dynamic_slice_sizes={1,8}
+})";
+  VerifyOptions sensitive;
+  sensitive.layout_sensitive = true;
+  // Host buffer: the update writes device data into it, the slice reads it back.
+  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kSlices, {{"BUF", "5"}, {"OUT", "0"}}), sensitive),
+            "");
+  EXPECT_THAT(
+      VerifyErrors(absl::StrReplaceAll(kSlices, {{"BUF", "0"}, {"OUT", "5"}}), sensitive),
+      HasSubstr("%r in computation %e: dynamic-slice must not move its buffer from memory "
+                "space S(0) to S(5)"));
+}
+
+TEST(AllReduceChannelTest, ChannelIdIsPositive) {
+  constexpr char kOne[] = R"(HloModule m
+%sum {
+  %l = f32[] parameter(0)
+  %r = f32[] parameter(1)
+  ROOT %s = f32[] add(%l, %r)
+}
+ENTRY %e {
+  %x = f32[8] parameter(0)
+  ROOT %ar = f32[8] all-reduce(%x), channel_id=ID, replica_groups={}, to_apply=%sum
+})";
+  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kOne, {{"ID", "3"}})), "");
+  EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(kOne, {{"ID", "0"}})),
+              HasSubstr("%ar in computation %e: all-reduce channel_id must be positive, got 0"));
+}
+
 constexpr char kSum[] = R"(HloModule m, HEADER
 %sum {
   %l = f32[] parameter(0)
