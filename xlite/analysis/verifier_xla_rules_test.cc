@@ -15,6 +15,14 @@ namespace {
 using ::testing::HasSubstr;
 using testing::VerifyErrors;
 
+// The scalar sum the all-reduces below apply.
+constexpr char kSumReducer[] = R"(%sum {
+  %l = f32[] parameter(0)
+  %r = f32[] parameter(1)
+  ROOT %s = f32[] add(%l, %r)
+}
+)";
+
 // One compare of a parameter of type `operand` with itself, written `type=`.
 std::string Compare(absl::string_view operand, absl::string_view type) {
   return absl::StrCat("HloModule m\nENTRY %e {\n  %a = ", operand, " parameter(0)\n  ROOT %x = ",
@@ -257,31 +265,19 @@ ENTRY %e {
 }
 
 TEST(AllReduceChannelTest, ChannelIdIsPositive) {
-  constexpr char kOne[] = R"(HloModule m
-%sum {
-  %l = f32[] parameter(0)
-  %r = f32[] parameter(1)
-  ROOT %s = f32[] add(%l, %r)
-}
-ENTRY %e {
+  const std::string kOne = absl::StrCat("HloModule m\n", kSumReducer, R"(ENTRY %e {
   %x = f32[8] parameter(0)
   ROOT %ar = f32[8] all-reduce(%x), channel_id=ID, replica_groups={}, to_apply=%sum
-})";
+})");
   EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kOne, {{"ID", "3"}})), "");
   EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(kOne, {{"ID", "0"}})),
               HasSubstr("%ar in computation %e: all-reduce channel_id must be positive, got 0"));
 }
 
-constexpr char kSum[] = R"(HloModule m, HEADER
-%sum {
-  %l = f32[] parameter(0)
-  %r = f32[] parameter(1)
-  ROOT %s = f32[] add(%l, %r)
-}
-ENTRY %e {
+const std::string kSum = absl::StrCat("HloModule m, HEADER\n", kSumReducer, R"(ENTRY %e {
   %x = f32[8] parameter(0)
   ROOT %ar = f32[8] all-reduce(%x), replica_groups=GROUPS, to_apply=%sum
-})";
+})");
 
 std::string Sum(absl::string_view header, absl::string_view groups) {
   return absl::StrReplaceAll(kSum, {{"HEADER", header}, {"GROUPS", groups}});
@@ -342,18 +338,12 @@ ENTRY %e {
 }
 
 TEST(AllReduceLayoutTest, ConstrainedAndUnconstrainedDoNotMix) {
-  constexpr char kTwo[] = R"(HloModule m
-%sum {
-  %l = f32[] parameter(0)
-  %r = f32[] parameter(1)
-  ROOT %s = f32[] add(%l, %r)
-}
-ENTRY %e {
+  const std::string kTwo = absl::StrCat("HloModule m\n", kSumReducer, R"(ENTRY %e {
   %x = f32[8] parameter(0)
   %a1 = f32[8] all-reduce(%x), replica_groups={}, to_apply=%sum, constrain_layout=true
   %a2 = f32[8] all-reduce(%x), replica_groups={}, to_apply=%sum SECOND
   ROOT %t = (f32[8], f32[8]) tuple(%a1, %a2)
-})";
+})");
   EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kTwo, {{"SECOND", ", constrain_layout=true"}})),
             "");
   EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(kTwo, {{"SECOND", ""}})),
