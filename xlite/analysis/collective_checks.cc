@@ -45,6 +45,21 @@ void CheckExplicitGroups(const HloInstruction& inst, const ReplicaGroups& groups
   if (repeat != ids.end()) {
     errors.Add(inst, absl::StrCat("replica_groups id ", *repeat, " appears in more than one "
                                   "place; groups must be disjoint"));
+    return;
+  }
+  // As XLA requires, the groups name exactly the ids 0..n-1, and n is the
+  // mode's count when the module states one.
+  const int64_t n = static_cast<int64_t>(ids.size());
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids[i] != i) {
+      errors.Add(inst, absl::StrCat("replica_groups skip id ", i, "; the ", n,
+                                    " ids must be 0..", n - 1));
+      return;
+    }
+  }
+  if (bound > 1 && n != bound) {
+    errors.Add(inst, absl::StrCat("replica_groups name ", n, " ids, but the module has ", bound,
+                                  " for this group mode"));
   }
 }
 

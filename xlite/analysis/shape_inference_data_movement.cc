@@ -234,6 +234,10 @@ absl::StatusOr<Shape> InferReverse(const HloInstruction& inst) {
 absl::StatusOr<Shape> InferIota(const HloInstruction& inst) {
   const Shape& out = inst.shape();
   XLITE_RETURN_IF_ERROR(ExpectArray(out, "iota result"));
+  // XLA rejects a pred iota: its values 0..n-1 do not fit in a boolean.
+  if (out.element_type() == PrimitiveType::PRED) {
+    return InvalidArgument("iota result must be numeric, got PRED (", Str(out), ")");
+  }
   int64_t d = inst.attrs<IntAttrs>().value;
   if (d < 0 || d >= out.rank()) {
     return InvalidArgument("iota_dimension ", d, " is out of range for ", Str(out));

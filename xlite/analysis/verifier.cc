@@ -73,6 +73,8 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
     } else if (!ShapesCompatible(*inferred, inst.shape())) {
       errors.Add(inst, absl::StrCat("shape inference gives ", ShapeText(*inferred),
                                     " but the instruction is ", ShapeText(inst.shape())));
+    } else if (options.layout_sensitive) {
+      CheckInferredLayout(inst, *inferred, errors);
     }
   }
   if (inst.opcode() == HloOpcode::kParameter && inst.has_attrs()) {
@@ -81,12 +83,14 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
   if (options.layout_sensitive && inst.opcode() == HloOpcode::kBitcast) {
     CheckBitcastBytes(inst, errors);
   }
+  if (options.layout_sensitive) CheckLayoutUnchanged(inst, errors);
   if (!inst.called_computations().empty()) CheckCalledComputations(inst, module, errors);
   if (inst.has_sharding()) CheckSharding(inst, module.config(), errors);
   if (AttrsKindOf(inst.opcode()) == AttrsKind::kCollective && inst.has_attrs()) {
     CheckCollective(inst, module.config(), errors);
   }
   CheckAsyncPairing(inst, errors);
+  CheckXlaInstructionRules(inst, errors);
 }
 
 // Each async computation is started by one async-start (XLA's verifier
@@ -141,6 +145,7 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOp
   if (module.entry_computation() != nullptr) {
     verifier::CheckModuleConfig(module, options, errors);
   }
+  verifier::CheckAllReduceLayoutConstraints(module, errors);
   return out;
 }
 

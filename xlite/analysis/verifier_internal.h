@@ -70,6 +70,15 @@ void CheckSharding(const HloInstruction& inst, const ModuleConfig& config, Error
 // replica_groups, channel ids and async start/done pairing.
 void CheckCollective(const HloInstruction& inst, const ModuleConfig& config, ErrorSink& errors);
 void CheckAsyncPairing(const HloInstruction& inst, ErrorSink& errors);
+// XLA's non-shape rules for one instruction (verifier_xla_rules.cc).
+void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors);
+// Layout-sensitive: elementwise ops, concatenate and dynamic slices keep the
+// operands' layout.
+void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors);
+// Layout-sensitive: value-passing ops keep the layouts of what they pass.
+void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, ErrorSink& errors);
+// All all-reduces of the module constrain their layout, or none does.
+void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors);
 
 }  // namespace xlite::verifier
 
