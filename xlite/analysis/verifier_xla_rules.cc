@@ -1,7 +1,7 @@
 // Rules of XLA's HloVerifier that are not shape rules: comparison types per
 // element type, composite call attributes, execution threads of called
-// computations, one consumer per asynchronous start, trivial async wrapped
-// computations, tuple all-to-all operand counts, positive all-reduce channel
+// computations, one consumer per asynchronous start, tuple all-to-all
+// operand counts, positive all-reduce channel
 // ids, one sharding across a loop's or conditional's parameters and roots,
 // and (module-wide) no mix of layout-constrained and unconstrained
 // all-reduces. With layouts checked: position-wise ops that would change a
@@ -121,29 +121,15 @@ void CheckSingleConsumer(const HloInstruction& inst, ErrorSink& errors) {
   }
   if (inst.user_count() != 1) {
     errors.Add(inst, absl::StrCat(inference::OpName(inst.opcode()),
-                                  " must have exactly one user (a ", names, "), found ",
+                                  " must have exactly one user (", names, "), found ",
                                   inst.user_count()));
     return;
   }
   const HloInstruction& user = *inst.users()[0];
   if (std::find(allowed.begin(), allowed.end(), user.opcode()) == allowed.end()) {
     errors.Add(inst, absl::StrCat("the user of ", inference::OpName(inst.opcode()),
-                                  " must be a ", names, ", found %", user.name(), " (",
+                                  " must be ", names, ", found %", user.name(), " (",
                                   inference::OpName(user.opcode()), ")"));
-  }
-}
-
-// An async wrapped computation holds its one operation and the parameters.
-void CheckAsyncComputationIsTrivial(const HloInstruction& inst, ErrorSink& errors) {
-  const HloComputation* wrapped = inst.to_apply();
-  if (wrapped == nullptr) return;
-  for (const auto& other : wrapped->instructions()) {
-    if (other.get() != wrapped->root_instruction() && other->opcode() != O::kParameter) {
-      errors.Add(inst, absl::StrCat("async computation %", wrapped->name(),
-                                    " must hold only its root and parameters, but has %",
-                                    other->name()));
-      return;
-    }
   }
 }
 
@@ -217,7 +203,6 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors) {
       }
       break;
     case O::kAllToAll: CheckAllToAllSplitCount(inst, errors); break;
-    case O::kAsyncStart: CheckAsyncComputationIsTrivial(inst, errors); break;
     case O::kWhile:
     case O::kConditional: CheckConsistentSharding(inst, errors); break;
     default: break;

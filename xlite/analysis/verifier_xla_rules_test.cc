@@ -1,5 +1,5 @@
 // XLA's non-shape verifier rules: comparison types, composite calls,
-// execution threads, one consumer per start, trivial async computations,
+// execution threads, one consumer per start, async computations of any size,
 // tuple all-to-all operand counts, replica group coverage, sharding agreement
 // across loops and conditionals, constrain_layout across all-reduces, and
 // pred iotas. Each rule has a module it accepts and one it rejects.
@@ -137,14 +137,14 @@ ENTRY %e {
   %d2 = f32[5] copy-done(%cs)
   ROOT %both = (f32[5], f32[5]) tuple(%d1, %d2)
 })"),
-              HasSubstr("%cs in computation %e: copy-start must have exactly one user (a "
+              HasSubstr("%cs in computation %e: copy-start must have exactly one user ("
                         "copy-done), found 2"));
   EXPECT_THAT(VerifyErrors(R"(HloModule m
 ENTRY %e {
   %x = f32[5] parameter(0)
   ROOT %st = ((f32[5]), f32[5], s32[]) custom-call-start(%x), custom_call_target="w"
 })"),
-              HasSubstr("%st in computation %e: async-start must have exactly one user (a "
+              HasSubstr("%st in computation %e: async-start must have exactly one user ("
                         "async-update or async-done), found 0"));
   EXPECT_THAT(VerifyErrors(R"(HloModule m
 ENTRY %e {
@@ -153,11 +153,14 @@ ENTRY %e {
   %peek = f32[5] get-tuple-element(%cs), index=1
   ROOT %d = f32[5] copy-done(%cs)
 })"),
-              HasSubstr("%cs in computation %e: copy-start must have exactly one user (a "
+              HasSubstr("%cs in computation %e: copy-start must have exactly one user ("
                         "copy-done), found 2"));
 }
 
-TEST(AsyncComputationTest, HoldsOnlyTheRootAndParameters) {
+// Older XLA verifiers wanted only the root and parameters in an async
+// computation; current XLA accepts more (its parser tests round-trip such a
+// module verified, and its GPU backend runs NCCL groups that way).
+TEST(AsyncComputationTest, MayHoldMoreThanTheRootAndParameters) {
   constexpr char kAsync[] = R"(HloModule m
 %work {
   %a = f32[4] parameter(0)
@@ -169,10 +172,9 @@ ENTRY %e {
   ROOT %dn = f32[4] async-done(%st)
 })";
   EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kAsync, {{"EXTRA", ""}, {"ARG", "%a"}})), "");
-  EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(
-                  kAsync, {{"EXTRA", "%b = f32[4] abs(%a)\n  "}, {"ARG", "%b"}})),
-              HasSubstr("%st in computation %e: async computation %work must hold only its "
-                        "root and parameters, but has %b"));
+  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(
+                kAsync, {{"EXTRA", "%b = f32[4] abs(%a)\n  "}, {"ARG", "%b"}})),
+            "");
 }
 
 TEST(AllToAllTest, TupleFormTakesOneOperandPerGroupMember) {
