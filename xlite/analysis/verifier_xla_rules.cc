@@ -1,8 +1,7 @@
 // Rules of XLA's HloVerifier that are not shape rules: comparison types per
 // element type, composite call attributes, execution threads of called
 // computations, one consumer per asynchronous start, tuple all-to-all
-// operand counts, positive all-reduce channel
-// ids, one sharding across a loop's or conditional's parameters and roots,
+// operand counts, positive all-reduce channel ids, one sharding across a loop's or conditional's parameters and roots,
 // and (module-wide) no mix of layout-constrained and unconstrained
 // all-reduces. With layouts checked: position-wise ops that would change a
 // layout, dynamic slices moving data the wrong way between host and device
@@ -14,21 +13,12 @@
 #include "xlite/analysis/shape_inference.h"
 #include "xlite/analysis/shape_inference_internal.h"
 #include "xlite/analysis/verifier_internal.h"
+#include "xlite/ir/attribute_names.h"
 
 namespace xlite::verifier {
 namespace {
 
 using O = HloOpcode;
-
-absl::string_view ComparisonTypeName(ComparisonType t) {
-  switch (t) {
-    case ComparisonType::kFloat: return "FLOAT";
-    case ComparisonType::kTotalOrder: return "TOTALORDER";
-    case ComparisonType::kSigned: return "SIGNED";
-    case ComparisonType::kUnsigned: return "UNSIGNED";
-  }
-  return "?";
-}
 
 // An explicit `type=` must suit the operands: floats compare as FLOAT or
 // TOTALORDER, everything else only as its default type.
@@ -40,7 +30,7 @@ void CheckComparisonType(const HloInstruction& inst, ErrorSink& errors) {
   PrimitiveType element = inst.operand(0)->shape().element_type();
   if (IsFloat(element)) {
     if (*type != ComparisonType::kFloat && *type != ComparisonType::kTotalOrder) {
-      errors.Add(inst, absl::StrCat("comparison type ", ComparisonTypeName(*type),
+      errors.Add(inst, absl::StrCat("comparison type ", EnumName(*type),
                                     " does not suit ", inst.operand(0)->shape().ToString(false),
                                     " operands; expected FLOAT or TOTALORDER"));
     }
@@ -48,17 +38,10 @@ void CheckComparisonType(const HloInstruction& inst, ErrorSink& errors) {
   }
   ComparisonType expected = DefaultComparisonType(element);
   if (*type != expected) {
-    errors.Add(inst, absl::StrCat("comparison type ", ComparisonTypeName(*type),
+    errors.Add(inst, absl::StrCat("comparison type ", EnumName(*type),
                                   " does not suit ", inst.operand(0)->shape().ToString(false),
-                                  " operands; expected ", ComparisonTypeName(expected)));
+                                  " operands; expected ", EnumName(expected)));
   }
-}
-
-const FrontendAttribute* FindAttribute(const FrontendAttributes& attrs, absl::string_view key) {
-  for (const FrontendAttribute& a : attrs) {
-    if (a.key == key) return &a;
-  }
-  return nullptr;
 }
 
 // A composite call names its composite (composite.name) and, if it gives a
@@ -66,12 +49,12 @@ const FrontendAttribute* FindAttribute(const FrontendAttributes& attrs, absl::st
 void CheckCompositeCall(const HloInstruction& inst, ErrorSink& errors) {
   if (!inst.has_attrs() || !inst.attrs<IntAttrs>().flag) return;
   const FrontendAttributes& attrs = inst.frontend_attributes();
-  const FrontendAttribute* name = FindAttribute(attrs, "composite.name");
+  const FrontendAttribute* name = FindFrontendAttribute(attrs, "composite.name");
   if (name == nullptr || name->value.empty()) {
     errors.Add(inst, "a composite call (is_composite=true) needs a non-empty frontend attribute "
                      "composite.name");
   }
-  const FrontendAttribute* version = FindAttribute(attrs, "composite.version");
+  const FrontendAttribute* version = FindFrontendAttribute(attrs, "composite.version");
   if (version != nullptr &&
       (version->value.empty() ||
        !std::all_of(version->value.begin(), version->value.end(),

@@ -640,11 +640,9 @@ absl::StatusOr<std::pair<std::string, Pairs>> TransferRoute(const HloInstruction
   }
   std::string key = absl::StrCat("channel ", *attrs.channel_id);
   Pairs pairs;
-  const std::string* text = nullptr;
-  for (const FrontendAttribute& a : carrier->frontend_attributes()) {
-    if (a.key == "_xla_send_recv_source_target_pairs") text = &a.value;
-  }
-  if (text == nullptr) {
+  const FrontendAttribute* pairs_attr =
+      FindFrontendAttribute(carrier->frontend_attributes(), "_xla_send_recv_source_target_pairs");
+  if (pairs_attr == nullptr) {
     if (space.size() != 2) {
       return Unimplemented("send/recv among ", space.size(),
                            " devices without _xla_send_recv_source_target_pairs");
@@ -652,7 +650,7 @@ absl::StatusOr<std::pair<std::string, Pairs>> TransferRoute(const HloInstruction
     return std::make_pair(key, Pairs{{0, 1}, {1, 0}});
   }
   std::string digits;
-  for (char c : *text) digits.push_back(c >= '0' && c <= '9' ? c : ' ');
+  for (char c : pairs_attr->value) digits.push_back(c >= '0' && c <= '9' ? c : ' ');
   std::vector<int64_t> ids;
   for (absl::string_view word : absl::StrSplit(digits, ' ', absl::SkipEmpty())) {
     int64_t id = 0;
@@ -660,7 +658,8 @@ absl::StatusOr<std::pair<std::string, Pairs>> TransferRoute(const HloInstruction
     ids.push_back(id);
   }
   if (ids.size() % 2 != 0) {
-    return InvalidArgument("malformed _xla_send_recv_source_target_pairs \"", *text, "\"");
+    return InvalidArgument("malformed _xla_send_recv_source_target_pairs \"", pairs_attr->value,
+                           "\"");
   }
   for (size_t i = 0; i < ids.size(); i += 2) pairs.emplace_back(ids[i], ids[i + 1]);
   XLITE_RETURN_IF_ERROR(CheckPairs(pairs, space));

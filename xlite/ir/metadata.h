@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,15 @@ struct FrontendAttribute {
   bool operator==(const FrontendAttribute&) const = default;
 };
 using FrontendAttributes = std::vector<FrontendAttribute>;
+
+// The attribute named `key`, or null.
+inline const FrontendAttribute* FindFrontendAttribute(const FrontendAttributes& attrs,
+                                                      std::string_view key) {
+  for (const FrontendAttribute& a : attrs) {
+    if (a.key == key) return &a;
+  }
+  return nullptr;
+}
 
 // `statistics={visualizing_index=1,stat-1=33,...}`.
 struct Statistics {

@@ -389,18 +389,23 @@ bool SameDynamicBits(const Shape& a, const Shape& b) {
   return true;
 }
 
-// `strict` compares layouts and buffer marks too.
-bool ShapesEqual(const Shape& a, const Shape& b, bool strict) {
+// What a shape comparison looks at beyond element types, tuple structure and
+// dimension sizes.
+enum class Strictness { kAll, kNoLayouts, kNoLayoutsNorDynamic };
+
+bool ShapesEqual(const Shape& a, const Shape& b, Strictness strictness) {
   if (a.element_type() != b.element_type()) return false;
   if (a.IsTuple()) {
     if (a.tuple_size() != b.tuple_size()) return false;
     for (int64_t i = 0; i < a.tuple_size(); ++i) {
-      if (!ShapesEqual(a.tuple_shapes(i), b.tuple_shapes(i), strict)) return false;
+      if (!ShapesEqual(a.tuple_shapes(i), b.tuple_shapes(i), strictness)) return false;
     }
     return true;
   }
-  if (!(a.dimensions() == b.dimensions()) || !SameDynamicBits(a, b)) return false;
-  if (!strict) return true;
+  if (!(a.dimensions() == b.dimensions())) return false;
+  if (strictness == Strictness::kNoLayoutsNorDynamic) return true;
+  if (!SameDynamicBits(a, b)) return false;
+  if (strictness == Strictness::kNoLayouts) return true;
   if (a.is_buffer() != b.is_buffer() || a.has_layout() != b.has_layout()) return false;
   return !a.has_layout() || &a.layout() == &b.layout() || a.layout() == b.layout();
 }
@@ -408,11 +413,15 @@ bool ShapesEqual(const Shape& a, const Shape& b, bool strict) {
 }  // namespace
 
 bool Shape::operator==(const Shape& other) const {
-  return ShapesEqual(*this, other, /*strict=*/true);
+  return ShapesEqual(*this, other, Strictness::kAll);
 }
 
 bool Shape::Compatible(const Shape& other) const {
-  return ShapesEqual(*this, other, /*strict=*/false);
+  return ShapesEqual(*this, other, Strictness::kNoLayouts);
+}
+
+bool Shape::CompatibleIgnoringDynamic(const Shape& other) const {
+  return ShapesEqual(*this, other, Strictness::kNoLayoutsNorDynamic);
 }
 
 bool Shape::SameDimensions(const Shape& other) const {

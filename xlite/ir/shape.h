@@ -162,6 +162,9 @@ class Shape {
   // Same as ==, but layouts and buffer marks are ignored (XLA lets a buffer
   // alias an operand holding the same array).
   bool Compatible(const Shape& other) const;
+  // Same as Compatible, but dynamic marks are ignored too (XLA's
+  // ShapeUtil::Compatible: `s32[<=3]` matches `s32[3]`).
+  bool CompatibleIgnoringDynamic(const Shape& other) const;
   // Same element type and dimensions (arrays) — what elementwise ops need.
   bool SameDimensions(const Shape& other) const;
 

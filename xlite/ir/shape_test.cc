@@ -125,6 +125,11 @@ TEST(ShapeTest, EqualityAndCopies) {
   Shape dyn = a;
   dyn.set_dynamic_dimension(0, true);
   EXPECT_FALSE(dyn == a);
+  EXPECT_FALSE(dyn.Compatible(a));
+  EXPECT_TRUE(dyn.CompatibleIgnoringDynamic(b));
+  EXPECT_FALSE(dyn.CompatibleIgnoringDynamic(Shape(PT::F32, {2, 4})));
+  EXPECT_FALSE(Shape::Tuple({dyn}).CompatibleIgnoringDynamic(Shape::Tuple({a, a})));
+  EXPECT_TRUE(Shape::Tuple({dyn}).CompatibleIgnoringDynamic(Shape::Tuple({b})));
   EXPECT_TRUE(a.SameDimensions(Shape(PT::F32, {2, 3})));
   EXPECT_FALSE(a.SameDimensions(Shape(PT::S32, {2, 3})));
   Shape tuple = Shape::Tuple({a, b});

@@ -39,19 +39,6 @@
 namespace xlite {
 namespace {
 
-// XLA's ShapeUtil::Compatible: element types, tuple structure and dimension
-// sizes agree; layouts and dynamic-dimension marks are ignored.
-bool CompatibleIgnoringDynamic(const Shape& a, const Shape& b) {
-  if (a.IsTuple() || b.IsTuple()) {
-    if (!a.IsTuple() || !b.IsTuple() || a.tuple_size() != b.tuple_size()) return false;
-    for (int64_t i = 0; i < a.tuple_size(); ++i) {
-      if (!CompatibleIgnoringDynamic(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-    }
-    return true;
-  }
-  return a.SameDimensions(b);
-}
-
 // Restores the innermost scope when a (nested) computation body ends.
 template <typename T>
 class ValueRestorer {
@@ -318,7 +305,7 @@ absl::Status HloTextParser::ParseComputation() {
   auto computation = std::make_unique<HloComputation>(std::string(name));
   XLITE_RETURN_IF_ERROR(ParseComputationBody(computation.get()));
   const HloInstruction* root = computation->root_instruction();
-  if (written_result && !CompatibleIgnoringDynamic(*written_result, root->shape())) {
+  if (written_result && !written_result->CompatibleIgnoringDynamic(root->shape())) {
     return ErrorAt(result_offset,
                    Cat("shape of computation '", name, "', ", written_result->ToString(),
                        ", is not compatible with that of its root instruction '",
@@ -616,7 +603,7 @@ absl::Status HloTextParser::ParseOperands(Scope* scope, HloInstruction* inst) {
     if (it == scope->names.end()) return Error(Cat("undefined operand '", tok().text, "'"));
     // XLA checks a written operand shape with ShapeUtil::Compatible, which
     // ignores dynamic marks: `s32[<=3] p` may name a static s32[3] operand.
-    if (written && !CompatibleIgnoringDynamic(*written, it->second->shape())) {
+    if (written && !written->CompatibleIgnoringDynamic(it->second->shape())) {
       return ErrorAt(offset, Cat("operand shape ", written->ToString(), " differs from ",
                                  it->second->shape().ToString(), " of '", tok().text, "'"));
     }
