@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "absl/strings/escaping.h"
 #include "xlite/ir/float_format.h"
@@ -19,20 +18,6 @@ void AppendUnsigned(uint64_t v, std::string* out) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   out->append(buf, r.ptr);
-}
-
-// Mantissa payload of a NaN in the parser's `nan(0x..)` convention (f32 and
-// f64 only); 0 for the canonical quiet NaN or other types.
-uint64_t NanPayload(double value, PrimitiveType type) {
-  uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  uint64_t mantissa = bits & 0x000fffffffffffffull;
-  if (type == PrimitiveType::F64) return mantissa == 0x0008000000000000ull ? 0 : mantissa;
-  if (type == PrimitiveType::F32) {
-    uint64_t payload = mantissa >> 29;
-    return payload == 0x400000 ? 0 : payload;
-  }
-  return 0;
 }
 
 // `nan`, `-nan`, `nan(0x7f)`: XLA writes the payload unless it is the default.
@@ -122,6 +107,18 @@ void AppendArrayLevel(const Literal& literal, int64_t dim, int64_t parent_index,
     }
   }
   out->append(close);
+}
+
+// `( a, b )`, as XLA writes a tuple literal on one line; `element` writes
+// each element.
+void AppendTupleText(const Literal& literal, void (*element)(const Literal&, std::string*),
+                     std::string* out) {
+  out->append("( ");
+  for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+    if (i > 0) out->append(", ");
+    element(literal.tuple_elements()[i], out);
+  }
+  out->append(" )");
 }
 
 void AppendShardingItems(const HloSharding& s, std::string* out) {
@@ -223,7 +220,7 @@ void AppendQuoted(std::string_view text, std::string* out) {
 
 void AppendFloat(double value, PrimitiveType type, std::string* out) {
   if (std::isnan(value)) {
-    AppendNan(std::signbit(value), NanPayload(value, type), out);
+    AppendNan(std::signbit(value), PrintedNanPayload(EncodeFloat(value, type), type), out);
     return;
   }
   if (std::isinf(value)) {
@@ -260,13 +257,8 @@ void AppendFloat(double value, PrimitiveType type, std::string* out) {
 
 void AppendLiteralText(const Literal& literal, std::string* out) {
   const Shape& shape = literal.shape();
-  if (shape.IsTuple()) {  // `( a, b )`, as XLA writes tuples on one line
-    out->append("( ");
-    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
-      if (i > 0) out->append(", ");
-      AppendLiteralText(literal.tuple_elements()[i], out);
-    }
-    out->append(" )");
+  if (shape.IsTuple()) {
+    AppendTupleText(literal, &AppendLiteralText, out);
     return;
   }
   if (shape.rank() == 0) {
@@ -294,12 +286,7 @@ void AppendShapedLiteralText(const Literal& literal, std::string* out) {
     AppendLiteralText(literal, out);
     return;
   }
-  out->append("( ");
-  for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
-    if (i > 0) out->append(", ");
-    AppendShapedLiteralText(literal.tuple_elements()[i], out);
-  }
-  out->append(" )");
+  AppendTupleText(literal, &AppendShapedLiteralText, out);
 }
 
 void AppendShardingText(const HloSharding& sharding, std::string* out) {
