@@ -68,6 +68,14 @@ std::optional<int64_t> GroupSizeOf(const HloInstruction& inst) {
   return size;
 }
 
+const Shape* WholeArrayReducerParameter(const HloComputation& reducer) {
+  if (reducer.num_parameters() != 2 || reducer.parameter_instruction(0) == nullptr) {
+    return nullptr;
+  }
+  const Shape& shape = reducer.parameter_instruction(0)->shape();
+  return shape.IsArray() && shape.rank() > 0 ? &shape : nullptr;
+}
+
 bool IsInPlaceCollectivePermute(const HloInstruction& inst) {
   if ((inst.opcode() != HloOpcode::kCollectivePermute &&
        inst.opcode() != HloOpcode::kCollectivePermuteStart) ||

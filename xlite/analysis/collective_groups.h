@@ -39,6 +39,11 @@ std::optional<int64_t> GroupSizeOf(const HloInstruction& inst);
 // is one too (older dumps); four arrays are the combined form.
 bool IsInPlaceCollectivePermute(const HloInstruction& inst);
 
+// The first parameter of a collective's two-parameter reducer when it is a
+// whole array, (T[n], T[n]) -> T[n] (XLA's verifier allows it; its tests use
+// it); null for the usual scalar reducer.
+const Shape* WholeArrayReducerParameter(const HloComputation& reducer);
+
 }  // namespace xlite
 
 #endif  // XLITE_ANALYSIS_COLLECTIVE_GROUPS_H_

@@ -36,12 +36,8 @@ absl::Status CheckCollectiveReducer(const HloInstruction& inst, absl::Span<const
   // tests reduce with (T[n], T[n]) -> T[n]; one array shape of T for both
   // parameters and the result is accepted like the scalar form.
   Shape want = scalar;
-  const HloInstruction* p0 =
-      comp->num_parameters() == 2 ? comp->parameter_instruction(0) : nullptr;
-  if (p0 != nullptr && p0->shape().IsArray() && p0->shape().rank() > 0 &&
-      p0->shape().element_type() == scalar.element_type()) {
-    want = p0->shape();
-  }
+  const Shape* whole = WholeArrayReducerParameter(*comp);
+  if (whole != nullptr && whole->element_type() == scalar.element_type()) want = *whole;
   return CheckSignature(comp, "reducer", {want, want}, &want);
 }
 

@@ -322,13 +322,10 @@ absl::Status Combine(const HloComputation& reducer, FastReducer fast, Literal& a
   }
   // XLA's verifier lets a reducer take whole arrays, (T[n], T[n]) -> T[n]
   // (its own tests do); such a reducer combines two contributions at once.
-  const HloInstruction* p0 =
-      reducer.num_parameters() == 2 ? reducer.parameter_instruction(0) : nullptr;
-  if (p0 != nullptr && p0->shape().IsArray() && !p0->shape().IsScalar()) {
-    const Shape& param = p0->shape();
-    if (!param.SameDimensions(acc.shape()) || !param.SameDimensions(x.shape())) {
-      return Unimplemented("not supported yet: reducer %", AsAbsl(reducer.name()), " over ",
-                           param.ToString(), " applied to ", acc.shape().ToString());
+  if (const Shape* param = WholeArrayReducerParameter(reducer)) {
+    if (!param->SameDimensions(acc.shape()) || !param->SameDimensions(x.shape())) {
+      return Unimplemented("reducer %", AsAbsl(reducer.name()), " over ",
+                           param->ToString(), " applied to ", acc.shape().ToString());
     }
     const Literal* whole[] = {&acc, &x};
     XLITE_ASSIGN_OR_RETURN(Literal r, ctx.Call(reducer, whole));
