@@ -2,7 +2,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "xlite/ir/computation.h"
-#include "xlite/text/parser_impl.h"
 
 namespace xlite::printer_internal {
 namespace {
@@ -29,7 +28,7 @@ bool SugarNamesAreFree(HloOpcode op) {
   }
   std::string name(OpcodeName(op));
   for (std::string_view suffix : {"-start", "-update", "-done"}) {
-    if (OpcodeFromText(name + std::string(suffix))) return false;
+    if (OpcodeFromName(name + std::string(suffix))) return false;
   }
   return true;
 }

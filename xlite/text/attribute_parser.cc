@@ -1105,8 +1105,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
     case O::kBroadcast: {
       // XLA lets a broadcast of a scalar omit dimensions= (they are then {}).
       const bool scalar_operand =
-          inst->operand_count() == 1 && inst->operand(0)->shape().IsArray() &&
-          inst->operand(0)->shape().rank() == 0;
+          inst->operand_count() == 1 && inst->operand(0)->shape().IsScalar();
       XLITE_RETURN_IF_ERROR(
           attrs({{"dimensions", scalar_operand ? kOptional : kRequired, parse_dims}}));
       if (!inst->has_dimensions_attr()) inst->set_dimensions({});
@@ -1144,8 +1143,7 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
       auto parse_branches = [&] { return ParseComputationList(&branches); };
       // As XLA: the selector's type decides the spelling, a pred[] takes
       // true_/false_computation and an s32[] branch_computations.
-      if (inst->operand_count() == 0 || !inst->operand(0)->shape().IsArray() ||
-          inst->operand(0)->shape().rank() != 0) {
+      if (inst->operand_count() == 0 || !inst->operand(0)->shape().IsScalar()) {
         return ErrorAt(offset, "the first operand of a conditional must be a scalar");
       }
       const PrimitiveType selector = inst->operand(0)->shape().element_type();
@@ -1159,7 +1157,8 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
                                               common, offset, extra));
         called = std::move(branches);
       } else {
-        return ErrorAt(offset, "the first operand of a conditional must be a pred[] or s32[] scalar");
+        return ErrorAt(offset,
+                       "the first operand of a conditional must be a pred[] or s32[] scalar");
       }
       return finish(absl::OkStatus());
     }

@@ -8,7 +8,6 @@
 #include "absl/strings/escaping.h"
 #include "xlite/ir/float_format.h"
 #include "xlite/ir/attribute_names.h"
-#include "xlite/text/parser_impl.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
@@ -273,7 +272,7 @@ void AppendName(std::string_view name, bool percent, std::string* out) {
   char c = name.empty() ? '\0' : name[0];
   bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
   if (percent || !word || name == "inf" || name == "nan" || name == "ROOT" ||
-      name == "ENTRY" || name == "HloModule" || TypeFromName(name)) {
+      name == "ENTRY" || name == "HloModule" || PrimitiveTypeFromName(name)) {
     out->push_back('%');
   }
   out->append(name);
