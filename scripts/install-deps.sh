@@ -9,6 +9,9 @@ packages=(
   clang-19 llvm-19-tools libclang-rt-19-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
+  # Optional layers: the CPU backend (LLVM ORC JIT, library GEMM and
+  # convolution) and the MPI communicator. The core builds without them.
+  llvm-19-dev libdnnl-dev libopenblas-dev openmpi-bin libopenmpi-dev
 )
 
 missing=()
