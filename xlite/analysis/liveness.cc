@@ -1,0 +1,171 @@
+#include "xlite/analysis/liveness.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "xlite/base/status.h"
+#include "xlite/base/strings.h"
+#include "xlite/ir/computation.h"
+
+namespace xlite {
+
+const std::vector<const HloInstruction*>* ModuleSequence::Find(const HloComputation& c) const {
+  auto it = orders_.find(&c);
+  return it == orders_.end() ? nullptr : &it->second;
+}
+
+ModuleSequence CurrentModuleSequence(const HloModule& module) {
+  ModuleSequence sequence;
+  for (const auto& c : module.computations()) {
+    std::vector<const HloInstruction*> order;
+    order.reserve(c->instructions().size());
+    for (const auto& inst : c->instructions()) order.push_back(inst.get());
+    sequence.Set(*c, std::move(order));
+  }
+  return sequence;
+}
+
+absl::Status CheckSequence(const HloComputation& c,
+                           const std::vector<const HloInstruction*>& order) {
+  absl::flat_hash_set<const HloInstruction*> done;
+  for (const HloInstruction* inst : order) {
+    if (inst->parent() != &c) {
+      return InvalidArgument("schedule of ", AsAbsl(c.name()), " lists ", AsAbsl(inst->name()),
+                             " of another computation");
+    }
+    if (!done.insert(inst).second) {
+      return InvalidArgument("schedule of ", AsAbsl(c.name()), " lists ", AsAbsl(inst->name()),
+                             " twice");
+    }
+    auto check_before = [&](const HloInstruction* pred, std::string_view what) -> absl::Status {
+      if (done.contains(pred)) return absl::OkStatus();
+      return InvalidArgument("schedule of ", AsAbsl(c.name()), " puts ", AsAbsl(inst->name()),
+                             " before its ", AsAbsl(what), " ", AsAbsl(pred->name()));
+    };
+    for (const HloInstruction* operand : inst->operands()) {
+      XLITE_RETURN_IF_ERROR(check_before(operand, "operand"));
+    }
+    for (const HloInstruction* pred : inst->control_predecessors()) {
+      XLITE_RETURN_IF_ERROR(check_before(pred, "control predecessor"));
+    }
+  }
+  if (done.size() != c.instructions().size()) {
+    for (const auto& inst : c.instructions()) {
+      if (!done.contains(inst.get())) {
+        return InvalidArgument("schedule of ", AsAbsl(c.name()), " misses ",
+                               AsAbsl(inst->name()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Liveness>> Liveness::Run(const AliasAnalysis& aliases,
+                                                        const ModuleSequence& sequence) {
+  std::unique_ptr<Liveness> liveness(new Liveness(aliases));
+  const HloComputation* entry = aliases.dataflow().module().entry_computation();
+  XLITE_RETURN_IF_ERROR(liveness->Flatten(*entry, sequence));
+  liveness->ComputeRanges();
+  liveness->ComputeProfile();
+  return liveness;
+}
+
+absl::Status Liveness::Flatten(const HloComputation& c, const ModuleSequence& sequence) {
+  const std::vector<const HloInstruction*>* order = sequence.Find(c);
+  if (order == nullptr) {
+    return InvalidArgument("no schedule for computation ", AsAbsl(c.name()));
+  }
+  XLITE_RETURN_IF_ERROR(CheckSequence(c, *order));
+  for (const HloInstruction* inst : *order) {
+    for (const HloComputation* callee : DataflowAnalysis::ControlFlowCallees(*inst)) {
+      XLITE_RETURN_IF_ERROR(Flatten(*callee, sequence));
+    }
+    step_[inst] = static_cast<int64_t>(timeline_.size());
+    timeline_.push_back(inst);
+  }
+  return absl::OkStatus();
+}
+
+int64_t Liveness::StepOf(const HloInstruction& inst) const {
+  auto it = step_.find(&inst);
+  return it == step_.end() ? -1 : it->second;
+}
+
+void Liveness::ComputeRanges() {
+  const DataflowAnalysis& df = aliases_.dataflow();
+  const int64_t last = static_cast<int64_t>(timeline_.size()) - 1;
+  const HloComputation* entry = df.module().entry_computation();
+  buffer_ranges_.assign(aliases_.buffers().size(), {INT64_MAX, -1});
+  for (const HloValue& value : df.values()) {
+    int64_t start = StepOf(*value.instruction);
+    int64_t end = start;
+    for (const HloPosition& position : df.PositionsOf(value.id)) {
+      const HloInstruction* at = position.instruction;
+      end = std::max(end, StepOf(*at));
+      for (const HloInstruction* user : at->users()) end = std::max(end, StepOf(*user));
+      if (at->IsRoot()) {
+        const HloComputation* c = at->parent();
+        const HloInstruction* call_site = df.CallSiteOf(*c);
+        if (c == entry) {
+          end = last;  // live out
+        } else if (call_site != nullptr) {
+          end = std::max(end, StepOf(*call_site));
+        }
+      }
+    }
+    const HloBuffer& buffer = aliases_.buffer(aliases_.BufferOfValue(value.id));
+    // Parameters arrive before the first step; constants are placed before
+    // the program runs; both stay unless a parameter is donated.
+    if (buffer.kind == BufferKind::kEntryParameter || buffer.kind == BufferKind::kConstant) {
+      start = 0;
+      if (!buffer.donated) end = last;
+    }
+    LiveRange& range = buffer_ranges_[buffer.id];
+    range.start = std::min(range.start, start);
+    range.end = std::max(range.end, end);
+  }
+}
+
+void Liveness::ComputeProfile() {
+  const size_t steps = timeline_.size();
+  std::vector<int64_t> delta(steps + 1, 0), temp_delta(steps + 1, 0);
+  for (const HloBuffer& buffer : aliases_.buffers()) {
+    const LiveRange& range = buffer_ranges_[buffer.id];
+    if (range.end < range.start || buffer.bytes == 0) continue;
+    delta[range.start] += buffer.bytes;
+    delta[range.end + 1] -= buffer.bytes;
+    if (buffer.kind == BufferKind::kTemporary) {
+      temp_delta[range.start] += buffer.bytes;
+      temp_delta[range.end + 1] -= buffer.bytes;
+    }
+  }
+  bytes_.assign(steps, 0);
+  temp_bytes_.assign(steps, 0);
+  int64_t live = 0, temp = 0;
+  for (size_t s = 0; s < steps; ++s) {
+    live += delta[s];
+    temp += temp_delta[s];
+    bytes_[s] = live;
+    temp_bytes_[s] = temp;
+    if (live > peak_bytes_) {
+      peak_bytes_ = live;
+      peak_step_ = static_cast<int64_t>(s);
+    }
+    temp_peak_bytes_ = std::max(temp_peak_bytes_, temp);
+  }
+}
+
+std::vector<int32_t> Liveness::BuffersLiveAt(int64_t step) const {
+  std::vector<int32_t> live;
+  for (const HloBuffer& buffer : aliases_.buffers()) {
+    const LiveRange& range = buffer_ranges_[buffer.id];
+    if (range.start <= step && step <= range.end && buffer.bytes > 0) live.push_back(buffer.id);
+  }
+  std::sort(live.begin(), live.end(), [&](int32_t a, int32_t b) {
+    const int64_t sa = aliases_.buffer(a).bytes, sb = aliases_.buffer(b).bytes;
+    return sa != sb ? sa > sb : a < b;
+  });
+  return live;
+}
+
+}  // namespace xlite
