@@ -71,6 +71,17 @@ void HloComputation::SortInstructionsTopologically() {
   });
 }
 
+void HloComputation::SetInstructionOrder(const std::vector<const HloInstruction*>& order) {
+  XLITE_CHECK(order.size() == instructions_.size());
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  position.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  XLITE_CHECK(position.size() == order.size());
+  std::sort(instructions_.begin(), instructions_.end(), [&](const auto& a, const auto& b) {
+    return position.at(a.get()) < position.at(b.get());
+  });
+}
+
 HloInstruction* HloComputation::parameter_instruction(int64_t i) const {
   if (i < 0 || i >= num_parameters()) return nullptr;
   return parameters_[i];

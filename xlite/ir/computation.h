@@ -48,6 +48,9 @@ class HloComputation {
   // comes before its users, moving as little as possible (an order that is
   // already valid stays). Passes call this after adding instructions.
   void SortInstructionsTopologically();
+  // Puts the instructions in `order`, a permutation of them that keeps
+  // operands before users (a schedule).
+  void SetInstructionOrder(const std::vector<const HloInstruction*>& order);
 
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Instructions in definition (text) order.

@@ -92,10 +92,16 @@ HloInstruction* InstructionMaker::Reshape(HloComputation& c, HloInstruction* x,
 
 HloInstruction* InstructionMaker::Clone(HloComputation& c, const HloInstruction& original,
                                         absl::Span<HloInstruction* const> operands) {
-  HloInstruction* copy =
-      Add(c, original.opcode(), original.shape(), operands,
-          original.has_attrs() ? original.raw_attrs()->Clone() : nullptr);
+  HloInstruction* copy = CloneAs(c, original, original.opcode(), original.shape(), operands);
   copy->set_name(UniqueNameLike(original.name()));
+  return copy;
+}
+
+HloInstruction* InstructionMaker::CloneAs(HloComputation& c, const HloInstruction& original,
+                                          HloOpcode opcode, Shape shape,
+                                          absl::Span<HloInstruction* const> operands) {
+  HloInstruction* copy = Add(c, opcode, std::move(shape), operands,
+                             original.has_attrs() ? original.raw_attrs()->Clone() : nullptr);
   if (!original.has_attrs()) copy->set_attrs(nullptr);
   if (original.has_dimensions_attr()) copy->set_dimensions(original.dimensions());
   for (HloComputation* called : original.called_computations()) {

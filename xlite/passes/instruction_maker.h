@@ -46,6 +46,10 @@ class InstructionMaker {
   // on `operands`, added to `c` under a fresh name.
   HloInstruction* Clone(HloComputation& c, const HloInstruction& original,
                         absl::Span<HloInstruction* const> operands);
+  // The same with another opcode and shape, named like the opcode (an
+  // all-reduce made into all-reduce-start and back keeps its attributes).
+  HloInstruction* CloneAs(HloComputation& c, const HloInstruction& original, HloOpcode opcode,
+                          Shape shape, absl::Span<HloInstruction* const> operands);
 
   // Parameter `number` of `c` with the shape of `like` and a name like its.
   HloInstruction* Parameter(HloComputation& c, int64_t number, const HloInstruction& like);

@@ -186,9 +186,24 @@ absl::Status PassArgs::CheckAllUsed(std::string_view pass) const {
   return absl::OkStatus();
 }
 
-const std::vector<PassInfo>& RegisteredPasses() {
-  static const auto* table = new std::vector<PassInfo>(MakeTable());
+namespace {
+std::vector<PassInfo>& MutableTable() {
+  static auto* table = new std::vector<PassInfo>(MakeTable());
   return *table;
+}
+}  // namespace
+
+const std::vector<PassInfo>& RegisteredPasses() { return MutableTable(); }
+
+void RegisterPasses(const std::vector<PassInfo>& passes) {
+  std::vector<PassInfo>& table = MutableTable();
+  for (const PassInfo& info : passes) {
+    const bool known = std::any_of(table.begin(), table.end(),
+                                   [&](const PassInfo& p) { return p.name == info.name; });
+    if (!known) table.push_back(info);
+  }
+  std::sort(table.begin(), table.end(),
+            [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
 }
 
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec) {

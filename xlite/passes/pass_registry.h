@@ -39,6 +39,10 @@ struct PassInfo {
 // Every pass, sorted by name.
 const std::vector<PassInfo>& RegisteredPasses();
 
+// Adds the passes of a later layer (xlite/sched) to the table; the `xlite`
+// main and such layers' tests call it once, before any lookup.
+void RegisterPasses(const std::vector<PassInfo>& passes);
+
 // Makes the pass a spec names, e.g. `dce` or `logistic-expander{strategy=exp}`.
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec);
 

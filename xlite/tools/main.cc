@@ -1,10 +1,12 @@
 // The `xlite` command line: one subcommand per *_command.cc.
 #include <CLI/CLI.hpp>
 
+#include "xlite/sched/sched_passes.h"
 #include "xlite/tools/commands.h"
 
 int main(int argc, char** argv) {
   using namespace xlite::tools;
+  xlite::RegisterSchedulingPasses();
   CLI::App app{"xlite: tools for XLA's HLO text format.\n"
                "Exit codes: 0 ok, 1 invalid input, 2 usage error.",
                "xlite"};
@@ -17,6 +19,8 @@ int main(int argc, char** argv) {
   AddRunCommand(app, &exit_code);
   AddCostCommand(app, &exit_code);
   AddCalibrateCommand(app, &exit_code);
+  AddMemCommand(app, &exit_code);
+  AddSchedCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -1,0 +1,67 @@
+// Latency hiding scheduler (as XLA's, on top of a memory schedule): a
+// bottom-up list scheduler over each sequential computation that places
+// async collective dones as late and starts as early as their users allow,
+// with a resource model (by default one collective of each kind in flight)
+// and a memory limit it never exceeds (the base schedule's peak by default).
+// Priority, first match wins: a done whose kind has a free resource; a start
+// whose latency is covered and whose kind a waiting done needs; compute;
+// starts whose latency is covered; the start that stalls least; a done over
+// the resource limit (only to break a cycle of waits).
+#ifndef XLITE_SCHED_LATENCY_HIDING_SCHEDULER_H_
+#define XLITE_SCHED_LATENCY_HIDING_SCHEDULER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "xlite/analysis/liveness.h"
+#include "xlite/passes/pass.h"
+#include "xlite/sched/latency_model.h"
+
+namespace xlite {
+
+struct LatencyHidingOptions {
+  int max_in_flight_per_kind = 1;
+  std::optional<int64_t> memory_limit_bytes;  // default: the base schedule's peak
+};
+
+struct LatencyHidingResult {
+  ModuleSequence sequence;
+  int64_t base_peak_bytes = 0;
+  int64_t peak_bytes = 0;
+  int64_t memory_limit_bytes = 0;
+  // Computations kept in their base order because overlapping them went
+  // over the memory limit (names, in module order).
+  std::vector<std::string> kept_base_order;
+};
+
+// Orders one computation from its base order (a valid schedule of it).
+std::vector<const HloInstruction*> LatencyHidingOrder(
+    const std::vector<const HloInstruction*>& base, LatencyModel& model,
+    const LatencyHidingOptions& options);
+
+// Every sequential computation of the analysed module, from `base`. Fails
+// when even the base order is over an explicit memory limit.
+absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& aliases,
+                                                          const ModuleSequence& base,
+                                                          LatencyModel& model,
+                                                          const LatencyHidingOptions& options);
+
+// latency-hiding-scheduler{device=D,memory_limit=B}: the module's order
+// when it is scheduled, else the best memory schedule, as the base.
+class LatencyHidingSchedulerPass : public HloPass {
+ public:
+  LatencyHidingSchedulerPass(DeviceSpec device, LatencyHidingOptions options)
+      : device_(std::move(device)), options_(options) {}
+  std::string_view name() const override { return "latency-hiding-scheduler"; }
+  absl::StatusOr<bool> Run(HloModule& module) override;
+
+ private:
+  DeviceSpec device_;
+  LatencyHidingOptions options_;
+};
+
+}  // namespace xlite
+
+#endif  // XLITE_SCHED_LATENCY_HIDING_SCHEDULER_H_

@@ -1,0 +1,57 @@
+// Over the real modules of ../shared/corpus/hlo (skipped when absent): the
+// best memory schedule's peak is no higher than post-order's, DFS's and
+// list's, every schedule respects the dependences, and the buffer
+// assignment never needs less than the peak.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/conformance/corpus.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/ir/computation.h"
+#include "xlite/passes/flatten_call_graph.h"
+#include "xlite/sched/buffer_assignment.h"
+#include "xlite/sched/memory_scheduler.h"
+#include "xlite/text/parser.h"
+
+namespace xlite {
+namespace {
+
+TEST(MemoryCorpusTest, BestIsNoWorseThanEachScheduler) {
+  const std::vector<std::string> files = conformance::CorpusFiles();
+  if (files.empty()) GTEST_SKIP() << "no corpus at " << conformance::CorpusDir();
+  int64_t checked = 0;
+  for (const std::string& path : files) {
+    const std::string text = conformance::ReadFileOrDie(path);
+    for (const InputChunk& chunk : SplitInputFile(text)) {
+      SCOPED_TRACE(path + ":" + std::to_string(chunk.first_line + 1));
+      auto module = ParseHloModule(chunk.text);
+      if (!module.ok() || !VerifyModule(**module).ok()) continue;  // the conformance test's job
+      FlattenCallGraphPass flatten;
+      ASSERT_TRUE(flatten.Run(**module).ok());
+      auto aliases = AliasAnalysis::Run(**module);
+      ASSERT_TRUE(aliases.ok()) << aliases.status();
+      auto best = ScheduleForMemory(**aliases, MemoryScheduler::kBest);
+      ASSERT_TRUE(best.ok()) << best.status();
+      for (MemoryScheduler s : kBaseMemorySchedulers) {
+        auto other = ScheduleForMemory(**aliases, s);
+        ASSERT_TRUE(other.ok()) << other.status();
+        EXPECT_LE(best->peak_bytes, other->peak_bytes) << MemorySchedulerName(s);
+      }
+      for (const HloComputation* c : (*aliases)->dataflow().sequential_computations()) {
+        EXPECT_TRUE(CheckSequence(*c, *best->sequence.Find(*c)).ok());
+      }
+      auto liveness = Liveness::Run(**aliases, best->sequence);
+      ASSERT_TRUE(liveness.ok()) << liveness.status();
+      EXPECT_EQ((*liveness)->peak_bytes(), best->peak_bytes);
+      BufferAssignment assignment = AssignBuffers(**liveness);
+      EXPECT_GE(assignment.arena_bytes, best->peak_bytes);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace xlite

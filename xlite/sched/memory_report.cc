@@ -1,0 +1,177 @@
+#include "xlite/sched/memory_report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xlite/base/status.h"
+#include "xlite/base/strings.h"
+#include "xlite/ir/computation.h"
+#include "xlite/sched/buffer_assignment.h"
+
+namespace xlite {
+
+absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemoryScheduler scheduler,
+                                           bool use_module_order, int64_t top) {
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
+  MemoryReport report;
+  report.module = module.name();
+  std::optional<MemorySchedule> chosen;
+  int64_t best = INT64_MAX;
+  for (MemoryScheduler base : kBaseMemorySchedulers) {
+    XLITE_ASSIGN_OR_RETURN(MemorySchedule schedule, ScheduleForMemory(*aliases, base));
+    report.scheduler_peaks.push_back({std::string(MemorySchedulerName(base)), schedule.peak_bytes});
+    if (schedule.peak_bytes < best) {
+      best = schedule.peak_bytes;
+      if (scheduler == MemoryScheduler::kBest) chosen = schedule;
+    }
+    if (scheduler == base) chosen = std::move(schedule);
+  }
+  report.scheduler_peaks.push_back({"best", best});
+  // Print order: postorder, dfs, list, best.
+  std::reverse(report.scheduler_peaks.begin(), report.scheduler_peaks.end() - 1);
+  ModuleSequence module_order = CurrentModuleSequence(module);
+  absl::StatusOr<std::unique_ptr<Liveness>> as_written = Liveness::Run(*aliases, module_order);
+  if (as_written.ok()) report.scheduler_peaks.push_back({"module_order", (*as_written)->peak_bytes()});
+  if (use_module_order) {
+    if (!as_written.ok()) return as_written.status();
+    report.scheduler = "module_order";
+  } else {
+    report.scheduler = std::string(MemorySchedulerName(scheduler));
+    if (scheduler == MemoryScheduler::kBest) {
+      absl::StrAppend(&report.scheduler, " (", AsAbsl(MemorySchedulerName(chosen->scheduler)), ")");
+    }
+  }
+  const ModuleSequence& sequence = use_module_order ? module_order : chosen->sequence;
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness, Liveness::Run(*aliases, sequence));
+  BufferAssignment assignment = AssignBuffers(*liveness);
+
+  report.peak_bytes = liveness->peak_bytes();
+  report.temp_peak_bytes = liveness->temp_peak_bytes();
+  report.peak_step = liveness->peak_step();
+  report.steps = static_cast<int64_t>(liveness->timeline().size());
+  if (!liveness->timeline().empty()) {
+    const HloInstruction* at = liveness->timeline()[report.peak_step];
+    report.peak_instruction = at->name();
+    report.peak_computation = at->parent()->name();
+  }
+  report.arena_bytes = assignment.arena_bytes;
+  report.fragmentation_bytes = assignment.fragmentation_bytes();
+  report.buffer_count = static_cast<int64_t>(aliases->buffers().size());
+  for (const HloBuffer& buffer : aliases->buffers()) {
+    if (buffer.kind == BufferKind::kEntryParameter) report.parameter_bytes += buffer.bytes;
+    if (buffer.kind == BufferKind::kConstant) report.constant_bytes += buffer.bytes;
+    if (buffer.kind == BufferKind::kOutput) report.output_bytes += buffer.bytes;
+  }
+  std::vector<int32_t> live = liveness->BuffersLiveAt(report.peak_step);
+  report.live_buffers_at_peak = static_cast<int64_t>(live.size());
+  if (top > 0 && static_cast<int64_t>(live.size()) > top) live.resize(static_cast<size_t>(top));
+  for (int32_t id : live) {
+    const HloBuffer& buffer = aliases->buffer(id);
+    const HloValue& value = aliases->RepresentativeValue(id);
+    ReportedBuffer row;
+    row.id = id;
+    row.bytes = buffer.bytes;
+    row.shape = value.shape->ToString(/*print_layout=*/false);
+    row.instruction = value.instruction->name();
+    row.computation = value.instruction->parent()->name();
+    row.op_name = value.instruction->metadata().op_name;
+    row.kind = buffer.kind;
+    row.range = liveness->BufferRange(id);
+    row.offset = assignment.offsets[id];
+    report.top_buffers.push_back(std::move(row));
+  }
+  report.bytes_at_step = liveness->bytes_at_step();
+  report.temp_bytes_at_step = liveness->temp_bytes_at_step();
+  return report;
+}
+
+namespace {
+
+std::string Polyline(const std::vector<int64_t>& bytes, double width, double height, double left,
+                     double top, int64_t peak) {
+  std::string points;
+  const size_t n = bytes.size();
+  // At most one point per pixel column, keeping each column's maximum.
+  const size_t columns = std::max<size_t>(1, std::min<size_t>(n, static_cast<size_t>(width)));
+  for (size_t col = 0; col < columns; ++col) {
+    const size_t from = col * n / columns, to = std::max(from + 1, (col + 1) * n / columns);
+    int64_t most = 0;
+    for (size_t s = from; s < to && s < n; ++s) most = std::max(most, bytes[s]);
+    const double x = left + (columns == 1 ? 0 : width * static_cast<double>(col) / (columns - 1));
+    const double y = top + height - (peak > 0 ? height * static_cast<double>(most) / peak : 0);
+    absl::StrAppendFormat(&points, "%.1f,%.1f ", x, y);
+  }
+  return points;
+}
+
+std::string HumanBytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  return absl::StrFormat("%.3g %s", value, units[unit]);
+}
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MemoryProfileSvg(const MemoryReport& report) {
+  const double width = 800, height = 300, left = 70, top = 40;
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n",
+      static_cast<int>(width + left + 20), static_cast<int>(height + top + 50));
+  absl::StrAppendFormat(&svg, "<title>%s: memory over the schedule</title>\n",
+                        Escape(report.module));
+  absl::StrAppendFormat(&svg,
+                        "<text x=\"%.0f\" y=\"20\">%s — %s scheduler, peak %s at step %d (%s)"
+                        "</text>\n",
+                        left, Escape(report.module), Escape(report.scheduler),
+                        HumanBytes(report.peak_bytes), report.peak_step,
+                        Escape(report.peak_instruction));
+  absl::StrAppendFormat(&svg,
+                        "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+                        "stroke=\"#888\"/>\n",
+                        left, top, width, height);
+  absl::StrAppendFormat(&svg, "<text x=\"5\" y=\"%.0f\">%s</text>\n", top + 10,
+                        HumanBytes(report.peak_bytes));
+  absl::StrAppendFormat(&svg, "<text x=\"5\" y=\"%.0f\">0</text>\n", top + height);
+  absl::StrAppendFormat(&svg, "<text x=\"%.0f\" y=\"%.0f\">step (0 … %d)</text>\n",
+                        left + width / 2 - 40, top + height + 20, report.steps);
+  absl::StrAppendFormat(
+      &svg, "<polyline class=\"total\" fill=\"none\" stroke=\"#1f77b4\" points=\"%s\"/>\n",
+      Polyline(report.bytes_at_step, width, height, left, top, report.peak_bytes));
+  absl::StrAppendFormat(
+      &svg, "<polyline class=\"temporaries\" fill=\"none\" stroke=\"#ff7f0e\" points=\"%s\"/>\n",
+      Polyline(report.temp_bytes_at_step, width, height, left, top, report.peak_bytes));
+  const double peak_x =
+      left + (report.steps > 1 ? width * static_cast<double>(report.peak_step) / (report.steps - 1)
+                               : 0);
+  absl::StrAppendFormat(&svg,
+                        "<line class=\"peak\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
+                        "stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n",
+                        peak_x, top, peak_x, top + height);
+  absl::StrAppendFormat(&svg,
+                        "<text x=\"%.0f\" y=\"%.0f\" fill=\"#1f77b4\">all buffers</text>"
+                        "<text x=\"%.0f\" y=\"%.0f\" fill=\"#ff7f0e\">temporaries</text>\n",
+                        left, top + height + 40, left + 120, top + height + 40);
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace xlite

@@ -1,0 +1,62 @@
+// The memory report of `xlite mem`: the peak of a schedule and where it is
+// reached, the buffers live there (largest first, with shape, producer and
+// op_name), the peak of every memory scheduler side by side, the arena a
+// buffer assignment needs, and the bytes live over the schedule (as an SVG).
+#ifndef XLITE_SCHED_MEMORY_REPORT_H_
+#define XLITE_SCHED_MEMORY_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xlite/sched/memory_scheduler.h"
+
+namespace xlite {
+
+struct ReportedBuffer {
+  int32_t id = 0;
+  int64_t bytes = 0;
+  std::string shape;
+  std::string instruction;  // the producer of its largest value
+  std::string computation;
+  std::string op_name;
+  BufferKind kind = BufferKind::kTemporary;
+  LiveRange range;
+  int64_t offset = 0;  // in the arena
+};
+
+struct MemoryReport {
+  std::string module;
+  std::string scheduler;  // the one that produced the reported order
+  int64_t peak_bytes = 0;
+  int64_t temp_peak_bytes = 0;
+  int64_t peak_step = 0;
+  int64_t steps = 0;
+  std::string peak_instruction, peak_computation;
+  int64_t parameter_bytes = 0, constant_bytes = 0, output_bytes = 0;
+  int64_t arena_bytes = 0;
+  int64_t fragmentation_bytes = 0;
+  int64_t buffer_count = 0;
+  // {postorder, dfs, list, best, module_order} -> peak bytes.
+  std::vector<std::pair<std::string, int64_t>> scheduler_peaks;
+  int64_t live_buffers_at_peak = 0;
+  std::vector<ReportedBuffer> top_buffers;  // live at the peak, largest first
+  std::vector<int64_t> bytes_at_step;
+  std::vector<int64_t> temp_bytes_at_step;
+};
+
+// Analyses `module` (its call graph flat: run flatten-call-graph first) on
+// the order `scheduler` gives, or on the module's own order when
+// `use_module_order`; lists the `top` largest buffers live at the peak (all
+// when top <= 0).
+absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemoryScheduler scheduler,
+                                           bool use_module_order, int64_t top);
+
+// Bytes live (and temporaries alone) over the schedule, the peak marked.
+std::string MemoryProfileSvg(const MemoryReport& report);
+
+}  // namespace xlite
+
+#endif  // XLITE_SCHED_MEMORY_REPORT_H_

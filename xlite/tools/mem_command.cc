@@ -1,0 +1,191 @@
+// `xlite mem`: the peak memory of a schedule and the buffers that make it —
+// the report XLA prints only on OOM — with the working set of while bodies,
+// conditionals and calls counted at their call site, every memory
+// scheduler's peak side by side, and the bytes over the schedule as an SVG.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_format.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/passes/flatten_call_graph.h"
+#include "xlite/sched/memory_report.h"
+#include "xlite/tools/commands.h"
+#include "xlite/tools/input.h"
+
+namespace xlite::tools {
+namespace {
+
+struct MemOptionsCli {
+  InputOptions input;
+  std::string scheduler = "best";
+  int64_t top = 10;
+  bool json = false;
+  std::string svg;
+};
+
+std::string Bytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? absl::StrFormat("%d B", bytes)
+                   : absl::StrFormat("%.4g %s (%d B)", value, units[unit], bytes);
+}
+
+std::string ReportText(const MemoryReport& r) {
+  std::string out;
+  absl::StrAppendFormat(&out, "module: %s\n", r.module);
+  absl::StrAppendFormat(&out, "scheduler: %s\n", r.scheduler);
+  absl::StrAppendFormat(&out, "peak: %s at step %d of %d (%s in %s)\n", Bytes(r.peak_bytes),
+                        r.peak_step, r.steps, r.peak_instruction, r.peak_computation);
+  absl::StrAppendFormat(&out, "temporaries peak: %s\n", Bytes(r.temp_peak_bytes));
+  absl::StrAppendFormat(&out, "parameters: %s, constants: %s, outputs: %s\n",
+                        Bytes(r.parameter_bytes), Bytes(r.constant_bytes), Bytes(r.output_bytes));
+  absl::StrAppendFormat(&out, "arena (buffer assignment): %s, fragmentation %s\n",
+                        Bytes(r.arena_bytes), Bytes(r.fragmentation_bytes));
+  out += "peak by scheduler:";
+  for (const auto& [name, bytes] : r.scheduler_peaks) {
+    absl::StrAppendFormat(&out, " %s %d", name, bytes);
+  }
+  out += "\n";
+  absl::StrAppendFormat(&out, "top %d of %d buffers live at the peak (of %d buffers):\n",
+                        r.top_buffers.size(), r.live_buffers_at_peak, r.buffer_count);
+  absl::StrAppendFormat(&out, "  %14s %-10s %-24s %s\n", "bytes", "kind", "shape",
+                        "instruction (computation) [op_name]");
+  for (const ReportedBuffer& b : r.top_buffers) {
+    std::string label = absl::StrFormat("%s (%s)", b.instruction, b.computation);
+    if (!b.op_name.empty()) absl::StrAppend(&label, " [", b.op_name, "]");
+    absl::StrAppendFormat(&out, "  %14d %-10s %-24s %s\n", b.bytes, BufferKindName(b.kind), b.shape,
+                          label);
+  }
+  return out;
+}
+
+nlohmann::ordered_json ReportJson(const MemoryReport& r) {
+  nlohmann::ordered_json json;
+  json["module"] = r.module;
+  json["scheduler"] = r.scheduler;
+  json["peak_bytes"] = r.peak_bytes;
+  json["temp_peak_bytes"] = r.temp_peak_bytes;
+  json["peak_step"] = r.peak_step;
+  json["steps"] = r.steps;
+  json["peak_instruction"] = r.peak_instruction;
+  json["peak_computation"] = r.peak_computation;
+  json["parameter_bytes"] = r.parameter_bytes;
+  json["constant_bytes"] = r.constant_bytes;
+  json["output_bytes"] = r.output_bytes;
+  json["arena_bytes"] = r.arena_bytes;
+  json["fragmentation_bytes"] = r.fragmentation_bytes;
+  json["buffer_count"] = r.buffer_count;
+  nlohmann::ordered_json peaks;
+  for (const auto& [name, bytes] : r.scheduler_peaks) peaks[name] = bytes;
+  json["schedulers"] = std::move(peaks);
+  json["live_buffers_at_peak"] = r.live_buffers_at_peak;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ReportedBuffer& b : r.top_buffers) {
+    nlohmann::ordered_json item;
+    item["bytes"] = b.bytes;
+    item["shape"] = b.shape;
+    item["instruction"] = b.instruction;
+    item["computation"] = b.computation;
+    item["op_name"] = b.op_name;
+    item["kind"] = std::string(BufferKindName(b.kind));
+    item["live_from"] = b.range.start;
+    item["live_to"] = b.range.end;
+    item["offset"] = b.offset;
+    list.push_back(std::move(item));
+  }
+  json["top_buffers"] = std::move(list);
+  return json;
+}
+
+int RunMem(const MemOptionsCli& options) {
+  const bool module_order = options.scheduler == "module";
+  std::optional<MemoryScheduler> scheduler = MemorySchedulerFromName(options.scheduler);
+  if (!scheduler.has_value() && !module_order) {
+    PrintError("error: --scheduler must be best, list, dfs, postorder or module");
+    return kExitUsage;
+  }
+  std::vector<LoadedModule> modules;
+  if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
+  bool ok = true;
+  for (const LoadedModule& loaded : modules) {
+    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
+      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
+      ok = false;
+    }
+  }
+  if (!ok) return kExitInvalidInput;
+  std::string text;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < modules.size(); ++i) {
+    HloModule& module = *modules[i].module;
+    // One order per computation needs one call site per computation.
+    FlattenCallGraphPass flatten;
+    absl::StatusOr<bool> flattened = flatten.Run(module);
+    absl::StatusOr<MemoryReport> report =
+        flattened.ok() ? AnalyzeMemory(module, scheduler.value_or(MemoryScheduler::kBest),
+                                       module_order, options.top)
+                       : absl::StatusOr<MemoryReport>(flattened.status());
+    if (!report.ok()) {
+      PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
+      return kExitInvalidInput;
+    }
+    if (!options.svg.empty() && i == 0) {
+      std::ofstream file(options.svg);
+      file << MemoryProfileSvg(*report);
+      if (!file.good()) {
+        PrintError(absl::StrCat("error: cannot write ", options.svg));
+        return kExitInvalidInput;
+      }
+    }
+    if (options.json) {
+      all.push_back(ReportJson(*report));
+    } else {
+      if (i > 0) text += "// -----\n";
+      text += ReportText(*report);
+    }
+  }
+  if (options.json) {
+    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << text;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddMemCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<MemOptionsCli>();
+  CLI::App* command = app.add_subcommand(
+      "mem",
+      "Peak memory of a schedule: bytes live at the peak (entry parameters, constants, outputs "
+      "and temporaries; temporaries alone as temp_peak_bytes) and where in the schedule it is "
+      "reached, the buffers live there largest first, the peak of each memory scheduler, and "
+      "the arena a buffer assignment (global decreasing-size best fit) needs. While bodies, "
+      "conditional branches and called computations run at their call site, so their working "
+      "set counts there. Buffers come from the dataflow and alias analysis (tuples, while "
+      "state, in-place updates, input_output_alias); the call graph is flattened first.");
+  AddInputOptions(*command, &options->input);
+  command->add_option("--scheduler", options->scheduler,
+                      "best, list, dfs, postorder, or module (the module's own order)")
+      ->capture_default_str();
+  command->add_option("--top", options->top, "Buffers to list (0 = all live at the peak)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--json", options->json, "Print JSON instead of text");
+  command->add_option("--svg", options->svg, "Write memory over the schedule as an SVG plot");
+  command->callback([options, exit_code] { *exit_code = RunMem(*options); });
+}
+
+}  // namespace xlite::tools

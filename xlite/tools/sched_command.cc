@@ -1,0 +1,272 @@
+// `xlite sched`: the latency hiding schedule of a module on a device — step
+// time, compute and communication, the communication left exposed in total
+// and per collective, the same for the synchronous order beside it, the
+// lower bound, the peak memory — with a Perfetto trace and the scheduled
+// module on request.
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/base/status.h"
+#include "xlite/passes/flatten_call_graph.h"
+#include "xlite/sched/async_collectives.h"
+#include "xlite/sched/hlo_memory_scheduler.h"
+#include "xlite/sched/latency_hiding_scheduler.h"
+#include "xlite/sched/memory_scheduler.h"
+#include "xlite/sched/step_estimate.h"
+#include "xlite/sched/trace.h"
+#include "xlite/text/printer.h"
+#include "xlite/tools/commands.h"
+#include "xlite/tools/input.h"
+
+namespace xlite::tools {
+namespace {
+
+struct SchedOptionsCli {
+  InputOptions input;
+  std::string device = "h100";
+  int64_t memory_limit = 0;
+  int max_in_flight = 1;
+  std::string trace;
+  std::string output;
+  bool json = false;
+  int64_t top = 20;
+};
+
+struct SchedReport {
+  std::string module;
+  StepEstimate scheduled, sync;
+  int64_t peak_bytes = 0, base_peak_bytes = 0, memory_limit_bytes = 0;
+  std::vector<std::string> kept_base_order;
+  double scheduling_seconds = 0;
+};
+
+double Overlap(const StepEstimate& e) {
+  return e.communication_seconds > 0
+             ? 100 * (1 - e.exposed_communication_seconds / e.communication_seconds)
+             : 0;
+}
+
+std::string Seconds(double s) {
+  if (s == 0) return "0 s";
+  if (s < 1e-3) return absl::StrFormat("%.4g us", s * 1e6);
+  if (s < 1) return absl::StrFormat("%.4g ms", s * 1e3);
+  return absl::StrFormat("%.4g s", s);
+}
+
+std::string ReportText(const SchedReport& r, const std::string& device, int64_t top) {
+  const StepEstimate& s = r.scheduled;
+  std::string out;
+  absl::StrAppendFormat(&out, "module: %s\ndevice: %s\n", r.module, device);
+  absl::StrAppendFormat(&out, "%-34s %14s %14s\n", "", "scheduled", "synchronous");
+  auto row = [&](const char* label, double a, double b) {
+    absl::StrAppendFormat(&out, "%-34s %14s %14s\n", label, Seconds(a), Seconds(b));
+  };
+  row("step time", s.step_seconds, r.sync.step_seconds);
+  row("compute", s.compute_seconds, r.sync.compute_seconds);
+  row("communication", s.communication_seconds, r.sync.communication_seconds);
+  row("exposed communication", s.exposed_communication_seconds,
+      r.sync.exposed_communication_seconds);
+  absl::StrAppendFormat(&out, "%-34s %13.1f%% %13.1f%%\n", "overlap", Overlap(s), Overlap(r.sync));
+  absl::StrAppendFormat(&out, "lower bound: %s (critical path %s); scheduled is %.2f%% above it\n",
+                        Seconds(s.lower_bound_seconds), Seconds(s.critical_path_seconds),
+                        s.lower_bound_seconds > 0
+                            ? 100 * (s.step_seconds / s.lower_bound_seconds - 1)
+                            : 0.0);
+  absl::StrAppendFormat(&out, "peak memory: %d bytes (base memory schedule %d, limit %d)\n",
+                        r.peak_bytes, r.base_peak_bytes, r.memory_limit_bytes);
+  if (!r.kept_base_order.empty()) {
+    absl::StrAppendFormat(&out, "kept the memory order (limit): %s\n",
+                          absl::StrJoin(r.kept_base_order, ", "));
+  }
+  std::vector<const CollectiveTiming*> rows;
+  for (const CollectiveTiming& c : s.collectives) rows.push_back(&c);
+  std::stable_sort(rows.begin(), rows.end(), [](const CollectiveTiming* a, const CollectiveTiming* b) {
+    return a->exposed_seconds > b->exposed_seconds;
+  });
+  const size_t shown = top <= 0 ? rows.size() : std::min(rows.size(), static_cast<size_t>(top));
+  absl::StrAppendFormat(&out, "collectives by exposed time (%d of %d):\n", shown, rows.size());
+  absl::StrAppendFormat(&out, "  %12s %12s %6s %-20s %s\n", "exposed", "time", "runs", "opcode",
+                        "name [op_name]");
+  for (size_t i = 0; i < shown; ++i) {
+    const CollectiveTiming& c = *rows[i];
+    std::string label = c.name;
+    if (!c.op_name.empty()) absl::StrAppend(&label, " [", c.op_name, "]");
+    absl::StrAppendFormat(&out, "  %12s %12s %6g %-20s %s\n", Seconds(c.exposed_seconds),
+                          Seconds(c.seconds), c.executions, c.opcode, label);
+  }
+  return out;
+}
+
+nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& device) {
+  const StepEstimate& s = r.scheduled;
+  nlohmann::ordered_json json;
+  json["module"] = r.module;
+  json["device"] = device;
+  json["step_seconds"] = s.step_seconds;
+  json["compute_seconds"] = s.compute_seconds;
+  json["communication_seconds"] = s.communication_seconds;
+  json["exposed_communication_seconds"] = s.exposed_communication_seconds;
+  json["overlap_percent"] = Overlap(s);
+  json["sync_step_seconds"] = r.sync.step_seconds;
+  json["sync_exposed_communication_seconds"] = r.sync.exposed_communication_seconds;
+  json["lower_bound_seconds"] = s.lower_bound_seconds;
+  json["critical_path_seconds"] = s.critical_path_seconds;
+  json["peak_bytes"] = r.peak_bytes;
+  json["base_peak_bytes"] = r.base_peak_bytes;
+  json["memory_limit_bytes"] = r.memory_limit_bytes;
+  json["scheduling_seconds"] = r.scheduling_seconds;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const CollectiveTiming& c : s.collectives) {
+    list.push_back({{"name", c.name}, {"opcode", c.opcode}, {"seconds", c.seconds},
+                    {"exposed_seconds", c.exposed_seconds}, {"op_name", c.op_name},
+                    {"computation", c.computation}, {"executions", c.executions},
+                    {"algorithm", std::string(c.algorithm)}});
+  }
+  json["collectives"] = std::move(list);
+  return json;
+}
+
+absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device,
+                                     const SchedOptionsCli& options) {
+  SchedReport report;
+  report.module = module.name();
+  FlattenCallGraphPass flatten;
+  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
+  LatencyModel model(device);
+  XLITE_ASSIGN_OR_RETURN(report.sync,
+                         EstimateStep(module, CurrentModuleSequence(module), model, true));
+  const auto began = std::chrono::steady_clock::now();
+  AsyncCollectiveCreatorPass creator;
+  XLITE_RETURN_IF_ERROR(creator.Run(module).status());
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
+  XLITE_ASSIGN_OR_RETURN(MemorySchedule base, ScheduleForMemory(*aliases, MemoryScheduler::kBest));
+  LatencyHidingOptions lhs;
+  lhs.max_in_flight_per_kind = options.max_in_flight;
+  if (options.memory_limit > 0) lhs.memory_limit_bytes = options.memory_limit;
+  if (lhs.memory_limit_bytes.has_value() && base.peak_bytes > *lhs.memory_limit_bytes) {
+    return Unimplemented("rematerialization: the memory schedule's peak is ", base.peak_bytes,
+                         " bytes, over --memory-limit ", *lhs.memory_limit_bytes,
+                         " (see `xlite mem` for the buffers live at the peak)");
+  }
+  XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
+                         ScheduleLatencyHiding(*aliases, base.sequence, model, lhs));
+  report.scheduling_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  report.peak_bytes = result.peak_bytes;
+  report.base_peak_bytes = result.base_peak_bytes;
+  report.memory_limit_bytes = result.memory_limit_bytes;
+  report.kept_base_order = result.kept_base_order;
+  XLITE_ASSIGN_OR_RETURN(report.scheduled, EstimateStep(module, result.sequence, model));
+  aliases.reset();
+  ApplyModuleSequence(result.sequence, module);
+  return report;
+}
+
+int RunSched(const SchedOptionsCli& options) {
+  absl::StatusOr<DeviceSpec> device = LoadDeviceSpec(options.device);
+  if (!device.ok()) {
+    PrintError(absl::StrCat("error: ", device.status().message()));
+    return absl::StartsWith(device.status().message(), "unknown device") ? kExitUsage
+                                                                         : kExitInvalidInput;
+  }
+  std::vector<LoadedModule> modules;
+  if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
+  bool ok = true;
+  for (const LoadedModule& loaded : modules) {
+    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
+      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
+      ok = false;
+    }
+  }
+  if (!ok) return kExitInvalidInput;
+  std::string text, scheduled_text;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < modules.size(); ++i) {
+    HloModule& module = *modules[i].module;
+    absl::StatusOr<SchedReport> report = Schedule(module, *device, options);
+    if (!report.ok()) {
+      PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
+      return kExitInvalidInput;
+    }
+    if (!options.trace.empty() && i == 0) {
+      std::ofstream file(options.trace);
+      file << TraceJson(report->scheduled, module.name()) << "\n";
+      if (!file.good()) {
+        PrintError(absl::StrCat("error: cannot write ", options.trace));
+        return kExitInvalidInput;
+      }
+    }
+    if (i > 0) scheduled_text += "// -----\n";
+    scheduled_text += PrintModule(module);
+    if (options.json) {
+      all.push_back(ReportJson(*report, device->name));
+    } else {
+      if (i > 0) text += "// -----\n";
+      text += ReportText(*report, device->name, options.top);
+    }
+  }
+  if (!options.output.empty()) {
+    std::ofstream file(options.output);
+    file << scheduled_text;
+    if (!file.good()) {
+      PrintError(absl::StrCat("error: cannot write ", options.output));
+      return kExitInvalidInput;
+    }
+  }
+  if (options.json) {
+    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << text;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddSchedCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<SchedOptionsCli>();
+  CLI::App* command = app.add_subcommand(
+      "sched",
+      "Latency hiding schedule on a device: makes collectives asynchronous "
+      "(async-collective-creator), orders for memory (best of list/DFS/post-order), then "
+      "overlaps each collective with compute (latency-hiding-scheduler: one collective of each "
+      "kind in flight, memory never above the limit). Compute time is the roofline of `xlite "
+      "cost`; a collective's time is alpha-beta over its replica group (ring/tree all-reduce, "
+      "ring all-gather/reduce-scatter/all-to-all, direct permute) with the device's "
+      "interconnect latency and bandwidth. Prints the step time, compute, communication and "
+      "its exposed part, per collective, beside the synchronous text order, and the lower "
+      "bound max(compute, communication per kind, critical path).");
+  AddInputOptions(*command, &options->input);
+  command->add_option("--device", options->device,
+                      "Device: h100, h200, tpu-v5e, tpu-v5p, host, or a path to a JSON spec")
+      ->capture_default_str();
+  command->add_option("--memory-limit", options->memory_limit,
+                      "Bytes the schedule may hold at its peak (default: the memory "
+                      "schedule's peak)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--max-in-flight", options->max_in_flight,
+                      "Collectives of one kind in flight at once")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->add_option("--trace", options->trace, "Write a Chrome/Perfetto trace JSON");
+  command->add_option("-o,--output", options->output, "Write the scheduled module");
+  command->add_option("--top", options->top, "Collectives to list (0 = all)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--json", options->json, "Print JSON instead of text");
+  command->callback([options, exit_code] { *exit_code = RunSched(*options); });
+}
+
+}  // namespace xlite::tools
