@@ -194,9 +194,15 @@ std::vector<int32_t> AliasAnalysis::BuffersAt(const HloInstruction& inst) const 
 
 const HloValue& AliasAnalysis::RepresentativeValue(int32_t buffer_id) const {
   const HloBuffer& buffer = buffers_[buffer_id];
+  const HloComputation* entry = dataflow_->module().entry_computation();
   const HloValue* best = &dataflow_->value(buffer.values[0]);
   for (int32_t v : buffer.values) {
     const HloValue& value = dataflow_->value(v);
+    // A parameter's buffer is named by the parameter (the values that loops
+    // write into it come later).
+    if (value.instruction->opcode() == HloOpcode::kParameter && value.instruction->parent() == entry) {
+      return value;
+    }
     if (ShapeBytes(*value.shape) > ShapeBytes(*best->shape)) best = &value;
   }
   return *best;

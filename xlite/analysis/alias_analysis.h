@@ -51,8 +51,8 @@ class AliasAnalysis {
   int32_t BufferOfValue(int32_t value_id) const { return buffer_of_value_[value_id]; }
   // The buffers `inst` may use anywhere in its shape (sorted, unique).
   std::vector<int32_t> BuffersAt(const HloInstruction& inst) const;
-  // The value whose shape names the buffer in reports: its first defined
-  // value of the largest size.
+  // The value that names the buffer in reports: the entry parameter it
+  // holds, else its first value of the largest size.
   const HloValue& RepresentativeValue(int32_t buffer_id) const;
 
  private:

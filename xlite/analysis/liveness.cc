@@ -103,15 +103,10 @@ void Liveness::ComputeRanges() {
       const HloInstruction* at = position.instruction;
       end = std::max(end, StepOf(*at));
       for (const HloInstruction* user : at->users()) end = std::max(end, StepOf(*user));
-      if (at->IsRoot()) {
-        const HloComputation* c = at->parent();
-        const HloInstruction* call_site = df.CallSiteOf(*c);
-        if (c == entry) {
-          end = last;  // live out
-        } else if (call_site != nullptr) {
-          end = std::max(end, StepOf(*call_site));
-        }
-      }
+      // A callee's result is read at its call site, which holds it too (the
+      // call, conditional and while forward their callees' roots), except a
+      // loop condition's, which the loop reads at once.
+      if (at->IsRoot() && at->parent() == entry) end = last;  // live out
     }
     const HloBuffer& buffer = aliases_.buffer(aliases_.BufferOfValue(value.id));
     // Parameters arrive before the first step; constants are placed before

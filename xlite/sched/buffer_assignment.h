@@ -13,14 +13,17 @@
 namespace xlite {
 
 struct BufferAssignment {
-  std::vector<int64_t> offsets;  // per buffer id
+  // Per buffer id: its offset in the arena, or -1 for entry parameters and
+  // constants, which keep allocations of their own (the caller's arguments
+  // and the program's literals, as in XLA).
+  std::vector<int64_t> offsets;
   int64_t arena_bytes = 0;       // the heap simulator's size
-  int64_t peak_live_bytes = 0;   // the lower bound any placement needs
+  int64_t peak_live_bytes = 0;   // of the arena's buffers: the lower bound
   int64_t fragmentation_bytes() const { return arena_bytes - peak_live_bytes; }
 };
 
-// Places every buffer (parameters, constants and outputs included) so that
-// buffers live at the same step never overlap.
+// Places every temporary and output buffer so that buffers live at the same
+// step never overlap.
 BufferAssignment AssignBuffers(const Liveness& liveness);
 
 }  // namespace xlite

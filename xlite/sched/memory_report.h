@@ -24,7 +24,7 @@ struct ReportedBuffer {
   std::string op_name;
   BufferKind kind = BufferKind::kTemporary;
   LiveRange range;
-  int64_t offset = 0;  // in the arena
+  int64_t offset = -1;  // in the arena (-1: parameters and constants)
 };
 
 struct MemoryReport {
@@ -36,7 +36,7 @@ struct MemoryReport {
   int64_t steps = 0;
   std::string peak_instruction, peak_computation;
   int64_t parameter_bytes = 0, constant_bytes = 0, output_bytes = 0;
-  int64_t arena_bytes = 0;
+  int64_t arena_bytes = 0;  // temporaries and outputs (buffer assignment)
   int64_t fragmentation_bytes = 0;
   int64_t buffer_count = 0;
   // {postorder, dfs, list, best, module_order} -> peak bytes.

@@ -124,7 +124,9 @@ class Simulator {
     const HloInstruction& op = CommunicatingInstruction(inst);
     CollectiveTiming timing;
     timing.name = inst.name();
-    timing.opcode = std::string(OpcodeName(op.opcode()));
+    // The collective's own name: all-reduce for an all-reduce-start too.
+    timing.opcode = std::string(kind == CollectiveKind::kOther ? OpcodeName(op.opcode())
+                                                               : CollectiveKindName(kind));
     timing.op_name = op.metadata().op_name.empty() ? inst.metadata().op_name
                                                    : op.metadata().op_name;
     timing.computation = inst.parent()->name();

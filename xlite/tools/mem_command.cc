@@ -49,14 +49,14 @@ std::string ReportText(const MemoryReport& r) {
   absl::StrAppendFormat(&out, "temporaries peak: %s\n", Bytes(r.temp_peak_bytes));
   absl::StrAppendFormat(&out, "parameters: %s, constants: %s, outputs: %s\n",
                         Bytes(r.parameter_bytes), Bytes(r.constant_bytes), Bytes(r.output_bytes));
-  absl::StrAppendFormat(&out, "arena (buffer assignment): %s, fragmentation %s\n",
+  absl::StrAppendFormat(&out, "arena of temporaries and outputs: %s, fragmentation %s\n",
                         Bytes(r.arena_bytes), Bytes(r.fragmentation_bytes));
   out += "peak by scheduler:";
   for (const auto& [name, bytes] : r.scheduler_peaks) {
     absl::StrAppendFormat(&out, " %s %d", name, bytes);
   }
   out += "\n";
-  absl::StrAppendFormat(&out, "top %d of %d buffers live at the peak (of %d buffers):\n",
+  absl::StrAppendFormat(&out, "top %d of the %d buffers live at the peak (%d buffers in all):\n",
                         r.top_buffers.size(), r.live_buffers_at_peak, r.buffer_count);
   absl::StrAppendFormat(&out, "  %14s %-10s %-24s %s\n", "bytes", "kind", "shape",
                         "instruction (computation) [op_name]");

@@ -52,9 +52,8 @@ struct SchedReport {
 };
 
 double Overlap(const StepEstimate& e) {
-  return e.communication_seconds > 0
-             ? 100 * (1 - e.exposed_communication_seconds / e.communication_seconds)
-             : 0;
+  if (e.communication_seconds <= 0) return 0;
+  return std::max(0.0, 100 * (1 - e.exposed_communication_seconds / e.communication_seconds));
 }
 
 std::string Seconds(double s) {
