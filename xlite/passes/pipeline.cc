@@ -1,5 +1,6 @@
 #include "xlite/passes/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,14 @@ void PassPipeline::AddPass(std::unique_ptr<HloPass> pass) {
 PassPipeline& PassPipeline::AddFixedPointGroup(std::string name) {
   steps_.push_back(Step{nullptr, std::make_unique<PassPipeline>(std::move(name))});
   return *steps_.back().group;
+}
+
+int64_t PassPipeline::max_ulp_error() const {
+  int64_t most = 0;
+  for (const Step& step : steps_) {
+    most = std::max(most, step.pass ? step.pass->max_ulp_error() : step.group->max_ulp_error());
+  }
+  return most;
 }
 
 absl::StatusOr<bool> PassPipeline::Run(HloModule& module, const PipelineOptions& options,
