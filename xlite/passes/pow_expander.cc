@@ -59,7 +59,7 @@ HloInstruction* PowerOf(InstructionMaker& make, HloComputation& c, HloInstructio
 
 }  // namespace
 
-absl::StatusOr<bool> PowerExpanderPass::Run(HloModule& module) {
+absl::StatusOr<bool> PowExpanderPass::Run(HloModule& module) {
   const int64_t max_exponent = max_exponent_;
   return ExpandInstructions(
       module, [](HloOpcode op) { return op == O::kPower; },
