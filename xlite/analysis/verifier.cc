@@ -146,6 +146,7 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOp
     verifier::CheckModuleConfig(module, options, errors);
   }
   verifier::CheckAllReduceLayoutConstraints(module, errors);
+  if (module.is_scheduled()) verifier::CheckSchedule(module, errors);
   return out;
 }
 

@@ -97,13 +97,8 @@ class Evaluator::Impl : public eval::EvalContext {
       }
       operands.clear();
       for (int32_t slot : plan.operand_slots[i]) operands.push_back(value[slot]);
-      eval::OpHandler handler = handlers_.Get(inst.opcode());
-      if (handler == nullptr) {
-        return Unimplemented("the evaluator has no rule for ", AsAbsl(OpcodeName(inst.opcode())),
-                             " (instruction %", inst.name(), ")");
-      }
-      absl::StatusOr<Literal> result = handler(inst, operands, *this);
-      if (!result.ok()) return Annotate(result.status(), inst);
+      absl::StatusOr<Literal> result = Evaluate(inst, operands);
+      if (!result.ok()) return result.status();
       owned[i] = *std::move(result);
       value[i] = &owned[i];
       // Drop operand values nobody reads any more (the root stays).
@@ -114,6 +109,19 @@ class Evaluator::Impl : public eval::EvalContext {
     size_t root = static_cast<size_t>(plan.root_slot);
     if (value[root] == &owned[root]) return std::move(owned[root]);
     return *value[root];  // the root is a parameter: copy it out
+  }
+
+  // One instruction on its operand values; errors name the instruction.
+  absl::StatusOr<Literal> Evaluate(const HloInstruction& inst,
+                                   absl::Span<const Literal* const> operands) {
+    eval::OpHandler handler = handlers_.Get(inst.opcode());
+    if (handler == nullptr) {
+      return Unimplemented("the evaluator has no rule for ", AsAbsl(OpcodeName(inst.opcode())),
+                           " (instruction %", inst.name(), ")");
+    }
+    absl::StatusOr<Literal> result = handler(inst, operands, *this);
+    if (!result.ok()) return Annotate(result.status(), inst);
+    return result;
   }
 
  private:
@@ -160,6 +168,15 @@ absl::StatusOr<Literal> Evaluator::Run(const HloModule& module, absl::Span<const
 absl::StatusOr<Literal> Evaluator::RunComputation(const HloComputation& computation,
                                                   absl::Span<const Literal* const> args) {
   return impl_->Call(computation, args);
+}
+
+absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands) {
+  if (static_cast<int64_t>(operands.size()) != inst.operand_count()) {
+    return InvalidArgument("%", inst.name(), " has ", inst.operand_count(), " operands, got ",
+                           operands.size(), " values");
+  }
+  return impl_->Evaluate(inst, operands);
 }
 
 namespace eval {

@@ -49,6 +49,11 @@ class Evaluator {
   // Runs any computation of a module on `args`.
   absl::StatusOr<Literal> RunComputation(const HloComputation& computation,
                                          absl::Span<const Literal* const> args);
+  // Evaluates one instruction on the values of its operands (one per
+  // operand, in order), calling into its computations as needed: what
+  // constant folding asks. Unimplemented when no rule covers the opcode.
+  absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& inst,
+                                              absl::Span<const Literal* const> operands);
 
  private:
   class Impl;

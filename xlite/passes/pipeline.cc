@@ -97,6 +97,8 @@ absl::StatusOr<bool> PassPipeline::RunOnce(HloModule& module, const PipelineOpti
       return absl::Status(changed.status().code(), absl::StrCat("pass ", AsAbsl(pass.name()),
                                                                 ": ", changed.status().message()));
     }
+    // Every pass keeps the schedule, whether or not it made instructions.
+    if (*changed) module.UpdateSchedule();
     report->passes.push_back(
         PassRecord{std::string(pass.name()), group, iteration, seconds, *changed});
     changed_any |= *changed;

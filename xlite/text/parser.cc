@@ -88,6 +88,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloTextParser::ParseModule() {
   if (entry_ == nullptr) module_->set_entry_computation(last_computation_);
   if (!has_header) module_->set_name("module_" + module_->entry_computation()->name());
   NameSyntheticComputations();
+  if (is_scheduled_) module_->set_schedule(HloSchedule::FromDefinitionOrder(*module_));
   return std::move(module_);
 }
 
@@ -147,9 +148,7 @@ absl::Status HloTextParser::ParseHeaderAttribute(std::string_view name, HloModul
     return ParseInt(out);
   };
   if (name == "is_scheduled") {
-    bool scheduled;
-    XLITE_RETURN_IF_ERROR(ParseBool(&scheduled));
-    module->set_is_scheduled(scheduled);
+    XLITE_RETURN_IF_ERROR(ParseBool(&is_scheduled_));
   } else if (name == "input_output_alias") {
     return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
       InputOutputAlias alias;

@@ -234,6 +234,8 @@ class HloTextParser {
   size_t sized_up_to_ = 0;
   HloComputation* entry_ = nullptr;
   HloComputation* last_computation_ = nullptr;
+  // is_scheduled=true: the text order becomes the schedule once parsed.
+  bool is_scheduled_ = false;
 };
 
 inline constexpr int kMaxNesting = 1000;

@@ -1,8 +1,8 @@
-#include "xlite/passes/side_effects.h"
+#include "xlite/analysis/side_effects.h"
 
 namespace xlite {
 
-bool SideEffectOracle::HasSideEffect(const HloInstruction& inst) {
+bool SideEffectAnalysis::HasSideEffect(const HloInstruction& inst) {
   if (inst.HasSideEffectNoRecurse()) return true;
   for (const HloComputation* called : inst.called_computations()) {
     if (ComputationHasSideEffect(*called)) return true;
@@ -10,7 +10,7 @@ bool SideEffectOracle::HasSideEffect(const HloInstruction& inst) {
   return false;
 }
 
-bool SideEffectOracle::ComputationHasSideEffect(const HloComputation& computation) {
+bool SideEffectAnalysis::ComputationHasSideEffect(const HloComputation& computation) {
   auto it = memo_.find(&computation);
   if (it != memo_.end()) return it->second;
   memo_[&computation] = false;  // recursion guard (call graphs are acyclic)
