@@ -151,7 +151,7 @@ ENTRY main {
   c1 = f32[4] exponential(p)
   n1 = f32[4] negate(c1)
   c2 = f32[4] exponential(p)
-  n2 = f32[4] negate(c2)
+  n2 = f32[4] abs(c2)
   ROOT t = (f32[4], f32[4]) tuple(n1, n2)
 }
 )");
