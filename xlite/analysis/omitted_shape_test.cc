@@ -1,5 +1,5 @@
-// Result shapes left out of HLO text, inferred while parsing through
-// ParseOptions::infer_shape = &InferOmittedShape: one module per opcode
+// Result shapes left out of HLO text, inferred while parsing by
+// xlite/inference's InferOmittedShape: one module per opcode
 // family, the errors (pointing at the instruction), and the opcodes that must
 // declare their shape.
 #include <string>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
@@ -21,9 +21,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseInferring(std::string_view text) {
-  ParseOptions options;
-  options.infer_shape = &InferOmittedShape;
-  return ParseHloModule(text, options);
+  return ParseHloModule(text);
 }
 
 // The entry root's shape (no layout), or "error: <message>".

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "xlite/analysis/collective_groups.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/eval/element_types.h"
