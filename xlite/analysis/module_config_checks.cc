@@ -1,6 +1,6 @@
 // Checks of the ModuleConfig against the entry computation:
 // entry_computation_layout, input_output_alias and buffer_donor entries.
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier_internal.h"
 
 namespace xlite::verifier {

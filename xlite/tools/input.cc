@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "xlite/analysis/shape_inference.h"
 
 namespace xlite::tools {
 
@@ -49,7 +48,6 @@ ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset) {
   ParseOptions options;
   options.filename = filename;
   options.line_offset = line_offset;
-  options.infer_shape = &InferOmittedShape;
   return options;
 }
 

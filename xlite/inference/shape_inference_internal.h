@@ -1,8 +1,9 @@
 // Shared helpers of the shape-inference files and the per-family entry points
-// that InferShape dispatches to. Internal to xlite/analysis: error texts here
-// never name the instruction (the verifier adds that).
-#ifndef XLITE_ANALYSIS_SHAPE_INFERENCE_INTERNAL_H_
-#define XLITE_ANALYSIS_SHAPE_INFERENCE_INTERNAL_H_
+// that InferShape dispatches to. Internal to xlite/inference and the
+// verifier's rule files in xlite/analysis: error texts here never name the
+// instruction (the verifier adds that).
+#ifndef XLITE_INFERENCE_SHAPE_INFERENCE_INTERNAL_H_
+#define XLITE_INFERENCE_SHAPE_INFERENCE_INTERNAL_H_
 
 #include <cstdint>
 #include <string>
@@ -89,4 +90,4 @@ absl::StatusOr<Shape> InferAsyncAndIo(const HloInstruction& inst);
 
 }  // namespace xlite::inference
 
-#endif  // XLITE_ANALYSIS_SHAPE_INFERENCE_INTERNAL_H_
+#endif  // XLITE_INFERENCE_SHAPE_INFERENCE_INTERNAL_H_

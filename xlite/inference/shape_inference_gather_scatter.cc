@@ -3,7 +3,7 @@
 // trailing index vector of size 1) and the result shapes.
 #include <algorithm>
 
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

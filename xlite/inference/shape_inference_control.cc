@@ -1,7 +1,7 @@
 // Control flow and calls (call, while, conditional, fusion, custom-call),
 // identity-like ops (domain, opt-barrier, add-dependency), tokens, device ids
 // and the stateful random-number ops.
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

@@ -1,4 +1,4 @@
-#include "xlite/analysis/collective_groups.h"
+#include "xlite/inference/collective_groups.h"
 
 namespace xlite {
 

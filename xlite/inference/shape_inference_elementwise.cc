@@ -1,6 +1,6 @@
 // Elementwise opcodes: unary math, binary arithmetic, compare/select/clamp,
 // conversions (convert, bitcast-convert, stochastic-convert), rng.
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

@@ -1,6 +1,6 @@
 // convolution: dimension labels, feature and batch group counts, window
 // (dilations, negative padding) and the output shape.
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

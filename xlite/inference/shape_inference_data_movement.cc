@@ -1,7 +1,7 @@
 // Data movement and shape manipulation: broadcast, reshape, transpose,
 // bitcast, slices, concatenate, pad, reverse, iota, dynamic sizes, tuples,
 // parameters and constants.
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

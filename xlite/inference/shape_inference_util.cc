@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 

@@ -2,8 +2,8 @@
 // xla_data.proto's CollectiveOpGroupMode), the bound on the ids, and the
 // number of participants per group. Shared by shape inference (all-gather,
 // reduce-scatter sizes) and the verifier's replica-group checks.
-#ifndef XLITE_ANALYSIS_COLLECTIVE_GROUPS_H_
-#define XLITE_ANALYSIS_COLLECTIVE_GROUPS_H_
+#ifndef XLITE_INFERENCE_COLLECTIVE_GROUPS_H_
+#define XLITE_INFERENCE_COLLECTIVE_GROUPS_H_
 
 #include <cstdint>
 #include <optional>
@@ -46,4 +46,4 @@ const Shape* WholeArrayReducerParameter(const HloComputation& reducer);
 
 }  // namespace xlite
 
-#endif  // XLITE_ANALYSIS_COLLECTIVE_GROUPS_H_
+#endif  // XLITE_INFERENCE_COLLECTIVE_GROUPS_H_

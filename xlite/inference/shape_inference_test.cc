@@ -1,9 +1,9 @@
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "absl/strings/str_cat.h"
-#include "xlite/analysis/test_util.h"
+#include "xlite/text/parser.h"
 #include "xlite/base/strings.h"
 
 namespace xlite {
@@ -11,9 +11,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
+std::unique_ptr<HloModule> Parse(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status() << "\n" << text;
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
 // The inferred shape of the entry root (no layout), or "error: <message>".
 std::string InferRoot(std::string_view text) {
-  std::unique_ptr<HloModule> module = testing::Parse(text);
+  std::unique_ptr<HloModule> module = Parse(text);
   if (module == nullptr) return "parse error";
   absl::StatusOr<Shape> shape = InferShape(*module->entry_computation()->root_instruction());
   if (!shape.ok()) return absl::StrCat("error: ", shape.status().message());
@@ -269,6 +275,32 @@ TEST(InferShapeTest, DotRejectsContractingSizeMismatch) {
               HasSubstr("contracting dimension sizes differ"));
 }
 
+// XLA's sparse dot: the compressed operand keeps n of every m elements of its
+// sparse contracting dimension; the metadata shape is XLA's
+// (ShapeInferenceTest.SparseDotMetadata: f32[5,10,16] 2:4 on dim 2 -> u16[5,10,2]).
+TEST(InferShapeTest, SparseDot) {
+  EXPECT_EQ(InferRoot(R"(ENTRY %e { %a = f32[5,10,16] parameter(0) %b = f32[5,32,7] parameter(1)
+      %m = u16[5,10,2] parameter(2)
+      ROOT %r = f32[5,10,7] dot(%a, %b, %m), lhs_batch_dims={0}, rhs_batch_dims={0},
+        lhs_contracting_dims={2}, rhs_contracting_dims={1}, sparsity=L.2@2:4 })"),
+            "f32[5,10,7]");
+  EXPECT_EQ(InferRoot(R"(ENTRY %e { %a = f32[2,8] parameter(0) %b = f32[4,3] parameter(1)
+      %m = u16[1,3] parameter(2)
+      ROOT %r = f32[2,3] dot(%a, %b, %m), lhs_contracting_dims={1}, rhs_contracting_dims={0},
+        sparsity=R.0@2:4 })"),
+            "f32[2,3]");
+  EXPECT_THAT(InferRoot(R"(ENTRY %e { %a = f32[2,8] parameter(0) %b = f32[8,3] parameter(1)
+      %m = u16[2,1] parameter(2)
+      ROOT %r = f32[2,3] dot(%a, %b, %m), lhs_contracting_dims={1}, rhs_contracting_dims={0},
+        sparsity=L.1@2:4 })"),
+              HasSubstr("do not match the n:m ratio"));
+  EXPECT_THAT(InferRoot(R"(ENTRY %e { %a = f32[2,8] parameter(0) %b = f32[16,3] parameter(1)
+      %m = u16[2,2] parameter(2)
+      ROOT %r = f32[2,3] dot(%a, %b, %m), lhs_contracting_dims={1}, rhs_contracting_dims={0},
+        sparsity=L.1@2:4 })"),
+              HasSubstr("metadata operand 2 must be u16[2,1], got u16[2,2]"));
+}
+
 TEST(InferShapeTest, DynamicSliceNeedsOneIndexPerDimension) {
   EXPECT_THAT(InferRoot(R"(ENTRY %e { %p = f32[10,8] parameter(0) %i = s32[] parameter(1)
       ROOT %r = f32[2,8] dynamic-slice(%p, %i), dynamic_slice_sizes={2,8} })"),
@@ -321,7 +353,7 @@ TEST(WrittenShapeTriviallyHoldsTest, NeverAcceptsWhatInferenceRejects) {
 }
 
 TEST(WrittenShapeTriviallyHoldsTest, ParametersHoldOtherOpcodesNeedInference) {
-  std::unique_ptr<HloModule> module = testing::Parse(R"(ENTRY %e {
+  std::unique_ptr<HloModule> module = Parse(R"(ENTRY %e {
   %p = f32[2,3] parameter(0)
   ROOT %t = f32[3,2] transpose(%p), dimensions={1,0}
 })");

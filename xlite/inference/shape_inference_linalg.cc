@@ -2,7 +2,8 @@
 // cholesky and the batch-norm family.
 #include <algorithm>
 
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {
@@ -26,7 +27,11 @@ absl::StatusOr<PrimitiveType> DotResultType(const HloInstruction& inst, const Sh
   return inst.shape().IsArray() ? inst.shape().element_type() : a;
 }
 
-absl::Status CheckDotOperandDims(const DotDimensions& d, const Shape& lhs, const Shape& rhs) {
+// `sparsity` (a sparse dot's): a compressed operand stores n of every m
+// elements of its sparse contracting dimension, so that dimension's size times
+// m/n must match the other operand's.
+absl::Status CheckDotOperandDims(const DotDimensions& d, const Shape& lhs, const Shape& rhs,
+                                 absl::Span<const SparsityDescriptor> sparsity = {}) {
   XLITE_RETURN_IF_ERROR(ExpectArray(lhs, "lhs"));
   XLITE_RETURN_IF_ERROR(ExpectArray(rhs, "rhs"));
   std::vector<int64_t> lhs_all = d.lhs_batch, rhs_all = d.rhs_batch;
@@ -49,9 +54,85 @@ absl::Status CheckDotOperandDims(const DotDimensions& d, const Shape& lhs, const
     }
   }
   for (size_t i = 0; i < d.lhs_contracting.size(); ++i) {
-    if (lhs.dimensions(d.lhs_contracting[i]) != rhs.dimensions(d.rhs_contracting[i])) {
-      return InvalidArgument("contracting dimension sizes differ: ", Str(lhs), " and ",
-                             Str(rhs));
+    int64_t lhs_size = lhs.dimensions(d.lhs_contracting[i]);
+    int64_t rhs_size = rhs.dimensions(d.rhs_contracting[i]);
+    bool sparse = false, overflow = false;
+    for (const SparsityDescriptor& s : sparsity) {
+      const bool lhs_sparse = s.operand == 0 && s.dimension == d.lhs_contracting[i];
+      const bool rhs_sparse = s.operand == 1 && s.dimension == d.rhs_contracting[i];
+      if (!lhs_sparse && !rhs_sparse) continue;
+      sparse = true;
+      overflow |= __builtin_mul_overflow(lhs_size, lhs_sparse ? s.m : s.n, &lhs_size);
+      overflow |= __builtin_mul_overflow(rhs_size, lhs_sparse ? s.n : s.m, &rhs_size);
+    }
+    if (overflow) return InvalidArgument("sparse contracting dimension sizes overflow int64");
+    if (lhs_size != rhs_size) {
+      return InvalidArgument(sparse ? "sparse contracting dimension sizes do not match the "
+                                      "n:m ratio of sparsity=: "
+                                    : "contracting dimension sizes differ: ",
+                             Str(lhs), " and ", Str(rhs));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The u16 metadata of a sparse operand, as XLA lays it out: the operand's
+// shape with its sparse dimension holding ceil(log2 m) bits for each of the n
+// kept values of a group, as many whole groups per 16-bit element as fit.
+Shape SparseDotMetadataShape(const Shape& operand, const SparsityDescriptor& s) {
+  int64_t bits_per_value = 0;
+  while ((int64_t{1} << bits_per_value) < s.m && bits_per_value < 62) ++bits_per_value;
+  const int64_t bits_per_group = s.n > 16 ? 17 : s.n * bits_per_value;
+  const int64_t groups_per_element = bits_per_group >= 16 ? 1 : (16 + bits_per_group - 1) /
+                                                                    bits_per_group;
+  const int64_t size = operand.dimensions(s.dimension);
+  const int64_t groups = size / s.n + (size % s.n != 0 ? 1 : 0);
+  DimVector dims(operand.dimensions().begin(), operand.dimensions().end());
+  dims[s.dimension] = groups / groups_per_element + (groups % groups_per_element != 0 ? 1 : 0);
+  return Shape(PrimitiveType::U16, dims);
+}
+
+// A sparse dot's descriptors: each on a contracting dimension of its own
+// operand (lhs or rhs, at most one each), with 1 <= n < m.
+absl::Status CheckSparsityDescriptors(const DotDimensions& d,
+                                      absl::Span<const SparsityDescriptor> sparsity) {
+  for (size_t i = 0; i < sparsity.size(); ++i) {
+    const SparsityDescriptor& s = sparsity[i];
+    if (s.operand != 0 && s.operand != 1) {
+      return InvalidArgument("a sparsity descriptor names operand ", s.operand,
+                             " (only lhs and rhs can be sparse)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (sparsity[j].operand == s.operand) {
+        return InvalidArgument("two sparsity descriptors for operand ", s.operand);
+      }
+    }
+    if (s.n < 1 || s.m <= s.n) {
+      return InvalidArgument("structured sparsity ", s.n, ":", s.m, " needs 1 <= n < m");
+    }
+    const std::vector<int64_t>& contracting = s.operand == 0 ? d.lhs_contracting
+                                                             : d.rhs_contracting;
+    if (!Contains(contracting, s.dimension)) {
+      return InvalidArgument("the sparse dimension ", s.dimension, " of operand ", s.operand,
+                             " must be one of its contracting dimensions ",
+                             ListStr(contracting));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The metadata operands of a sparse dot (after lhs and rhs, one per
+// descriptor, in the descriptors' order).
+absl::Status CheckSparseMetadata(const HloInstruction& inst,
+                                 absl::Span<const SparsityDescriptor> sparsity) {
+  for (size_t i = 0; i < sparsity.size(); ++i) {
+    const int64_t meta_index = 2 + static_cast<int64_t>(i);
+    const Shape& meta = OperandShape(inst, meta_index);
+    const Shape expected =
+        SparseDotMetadataShape(OperandShape(inst, sparsity[i].operand), sparsity[i]);
+    if (!ShapesCompatible(meta, expected)) {
+      return InvalidArgument("sparse dot metadata operand ", meta_index, " must be ",
+                             Str(expected), ", got ", Str(meta));
     }
   }
   return absl::OkStatus();
@@ -78,10 +159,12 @@ DimVector DotDims(const DotDimensions& d, const Shape& lhs, const Shape& rhs,
 absl::StatusOr<Shape> InferDot(const HloInstruction& inst) {
   const Shape& lhs = OperandShape(inst, 0);
   const Shape& rhs = OperandShape(inst, 1);
-  const DotDimensions& d = inst.attrs<DotAttrs>().dims;
-  XLITE_RETURN_IF_ERROR(CheckDotOperandDims(d, lhs, rhs));
+  const DotAttrs& a = inst.attrs<DotAttrs>();
+  XLITE_RETURN_IF_ERROR(CheckSparsityDescriptors(a.dims, a.sparsity));
+  XLITE_RETURN_IF_ERROR(CheckDotOperandDims(a.dims, lhs, rhs, a.sparsity));
+  XLITE_RETURN_IF_ERROR(CheckSparseMetadata(inst, a.sparsity));
   XLITE_ASSIGN_OR_RETURN(PrimitiveType t, DotResultType(inst, lhs, rhs));
-  return Shape(t, DotDims(d, lhs, rhs, {}));
+  return Shape(t, DotDims(a.dims, lhs, rhs, {}));
 }
 
 // ragged-dot, the three modes by where lhs's ragged dimension lies:

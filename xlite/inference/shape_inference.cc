@@ -1,6 +1,6 @@
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite {
 
@@ -18,7 +18,8 @@ bool WrittenShapeTriviallyHolds(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferShape(const HloInstruction& inst) {
   using O = HloOpcode;
-  int arity = OpcodeArity(inst.opcode());
+  int64_t arity = OpcodeArity(inst.opcode());
+  if (inst.opcode() == O::kDot && inst.has_attrs()) arity = DotOperandCount(inst.attrs<DotAttrs>());
   if (arity != kVariadic && inst.operand_count() != arity) {
     return InvalidArgument(inference::OpName(inst.opcode()), " takes ", arity, " operands, got ",
                            inst.operand_count());

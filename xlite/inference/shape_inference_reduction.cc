@@ -2,7 +2,7 @@
 // select-and-scatter, sort, topk, map, scan — with the signatures of their
 // called computations.
 #include "absl/container/inlined_vector.h"
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

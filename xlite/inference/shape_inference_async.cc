@@ -1,6 +1,6 @@
 // Asynchronous pairs and host/peer transfer: async-start/update/done,
 // copy-start/done, send/recv and their -done forms, infeed and outfeed.
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "xlite/analysis/collective_groups.h"
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/collective_groups.h"
+#include "xlite/inference/shape_inference_internal.h"
 
 namespace xlite::inference {
 namespace {

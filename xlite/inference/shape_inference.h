@@ -1,8 +1,8 @@
 // Shape inference: the result-shape rule of every opcode, from its operands'
-// shapes and its attributes. Used by the verifier (to check written shapes)
-// and by the builder and passes (to make new instructions).
-#ifndef XLITE_ANALYSIS_SHAPE_INFERENCE_H_
-#define XLITE_ANALYSIS_SHAPE_INFERENCE_H_
+// shapes and its attributes. Used by the parser (shapes left out of the
+// text), the verifier (to check written shapes) and passes (new instructions).
+#ifndef XLITE_INFERENCE_SHAPE_INFERENCE_H_
+#define XLITE_INFERENCE_SHAPE_INFERENCE_H_
 
 #include "absl/status/statusor.h"
 #include "xlite/ir/instruction.h"
@@ -22,8 +22,7 @@ namespace xlite {
 // The error message says what was expected, without the instruction name.
 absl::StatusOr<Shape> InferShape(const HloInstruction& inst);
 
-// The result shape of `inst` when its text left it out, for
-// ParseOptions::infer_shape (`options.infer_shape = &InferOmittedShape;`):
+// The result shape of `inst` when its text left it out (the parser asks):
 // InferShape's rule, for the opcodes CanOmitResultShape allows. As in XLA, a
 // broadcast's shape is inferred only for a scalar operand with dimensions={}
 // (the result is that scalar); any other broadcast, and every opcode that
@@ -43,4 +42,4 @@ bool ShapesCompatible(const Shape& a, const Shape& b, bool ignore_fp_precision =
 
 }  // namespace xlite
 
-#endif  // XLITE_ANALYSIS_SHAPE_INFERENCE_H_
+#endif  // XLITE_INFERENCE_SHAPE_INFERENCE_H_
