@@ -332,6 +332,7 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
     return Error(Cat("unknown element type '", tok().text, "'"));
   }
   if (ParseSimpleShape(*type, shape)) return absl::OkStatus();
+  const size_t type_offset = tok().offset;
   Advance();
   DimVector dims;
   absl::InlinedVector<bool, 6> dynamic;
@@ -361,6 +362,9 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
     for (size_t i = 0; i < dynamic.size(); ++i) {
       if (dynamic[i]) shape->set_dynamic_dimension(static_cast<int64_t>(i), true);
     }
+  }
+  if (absl::Status valid = ValidateShape(*shape); !valid.ok()) {
+    return ErrorAt(type_offset, std::string(valid.message()));
   }
   if (kind() == TokKind::kLbrace) {
     TokKind next = lexer_.Peek().kind;
@@ -399,6 +403,8 @@ bool HloTextParser::ParseSimpleShape(PrimitiveType type, Shape* shape) {
     }
   }
   *shape = Shape(type, dims);
+  // An invalid shape (e.g. an overflowing size) is reported by the general path.
+  if (!ValidateShape(*shape).ok()) return false;
   if (has_layout) shape->set_layout(Layout(minor_to_major));
   lexer_.ResetTo(static_cast<size_t>(p - text.data()));
   return true;

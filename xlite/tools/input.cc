@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/shape_inference.h"
+#include "xlite/tools/out_of_memory.h"
 
 namespace xlite::tools {
 
@@ -30,18 +31,30 @@ absl::StatusOr<Source> ReadSource(const std::string& path) {
     return source;
   }
   source.name = path;
+  SetActivity(absl::StrCat("reading ", path));
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": error: cannot open file: ", std::strerror(errno)));
   }
-  std::ostringstream text;
-  text << file.rdbuf();
+  // A regular file is read in one piece into a string of its size; anything
+  // else (a pipe, a device) is streamed.
+  std::streamoff size = file.seekg(0, std::ios::end) ? std::streamoff(file.tellg()) : -1;
+  if (size >= 0 && file.seekg(0)) {
+    source.text.resize(static_cast<size_t>(size));
+    file.read(source.text.data(), size);
+    source.text.resize(static_cast<size_t>(file.gcount()));
+  }
+  if (size < 0 || !file) {
+    file.clear();
+    std::ostringstream text;
+    text << file.rdbuf();
+    source.text += std::move(text).str();
+  }
   if (file.bad()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": error: cannot read file: ", std::strerror(errno)));
   }
-  source.text = std::move(text).str();
   return source;
 }
 
@@ -66,6 +79,7 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
     chunks.push_back({source->text, 0});
   }
   bool all_parsed = true;
+  SetActivity(absl::StrCat("parsing ", source->name));
   for (const InputChunk& chunk : chunks) {
     absl::StatusOr<std::unique_ptr<HloModule>> module =
         ParseHloModule(chunk.text, UserParseOptions(source->name, chunk.first_line));
@@ -77,6 +91,7 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
     modules->push_back({*std::move(module),
                         absl::StrCat(source->name, ":", chunk.first_line + 1)});
   }
+  SetActivity(absl::StrCat("processing the modules of ", source->name));
   return all_parsed;
 }
 
