@@ -7,6 +7,7 @@
 //
 // A bounded run is part of ctest; XLITE_ADVERSARIAL_MUTATIONS=N runs N
 // mutations (XLITE_ADVERSARIAL_SEED picks another stream) over every module.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -38,7 +39,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kDefaultMutations = 400;
+constexpr int64_t kDefaultMutations = 1000;
 // Modules above this size are left to the long mode (parsing and optimising
 // them dominates the bounded run otherwise).
 constexpr size_t kBoundedModuleBytes = 48 * 1024;
@@ -157,7 +158,25 @@ bool Mutate(const std::string& text, const Sites& sites, std::mt19937_64& rng, M
                           text.substr(site.begin, site.end - site.begin) + "' -> '" +
                           std::string(with) + "'";
   };
-  switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+  switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
+    case 4: {
+      // Every dimension of one size changed alike: the module stays
+      // consistent, so the mutant reaches the passes and the evaluator.
+      const Site* site = pick(sites.dimensions);
+      if (site == nullptr) return false;
+      const std::string from = text.substr(site->begin, site->end - site->begin);
+      const std::string to = kDimensions[rng() % std::size(kDimensions)];
+      mutant->text.clear();
+      size_t done = 0;
+      for (const Site& d : sites.dimensions) {
+        if (text.compare(d.begin, d.end - d.begin, from) != 0) continue;
+        mutant->text.append(text, done, d.begin - done).append(to);
+        done = d.end;
+      }
+      mutant->text.append(text, done, std::string::npos);
+      mutant->description = "every dimension " + from + " -> " + to;
+      return true;
+    }
     case 0: {
       const Site* site = pick(sites.dimensions);
       if (site == nullptr) return false;
@@ -199,10 +218,17 @@ struct Tally {
   int64_t pipeline_errors = 0, run_refused = 0, run_errors = 0, runs = 0;
 };
 
-// Fails the test when a refusal has no message to show.
+// Fails the test when a refusal has no message to show; with
+// XLITE_ADVERSARIAL_VERBOSE set, prints the first line of each.
 void ExpectMessage(const absl::Status& status, const Mutant& mutant, const char* stage) {
   EXPECT_FALSE(status.message().empty())
       << stage << " refused without a message: " << mutant.description;
+  static const bool verbose = std::getenv("XLITE_ADVERSARIAL_VERBOSE") != nullptr;
+  if (verbose) {
+    absl::string_view message = status.message();
+    std::fprintf(stderr, "  %s: %.*s\n", stage,
+                 static_cast<int>(std::min(message.find('\n'), message.size())), message.data());
+  }
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> Parse(const std::string& text) {
@@ -317,10 +343,19 @@ TEST(AdversarialTest, MutatedCorpusModulesNeverCrashNorHang) {
   };
   std::vector<Source> sources;
   for (const std::string& path : files) {
-    std::string text = conformance::ReadFileOrDie(path);
-    if (bounded && text.size() > kBoundedModuleBytes) continue;
-    Sites sites = FindSites(text);
-    sources.push_back({conformance::TestNameForPath(path), std::move(text), std::move(sites)});
+    std::string file = conformance::ReadFileOrDie(path);
+    if (bounded && file.size() > kBoundedModuleBytes) continue;
+    // Files with `// -----` separators hold several modules: each is one
+    // source to mutate.
+    std::vector<InputChunk> chunks = SplitInputFile(file);
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      std::string text(chunks[c].text);
+      if (!Parse(text).ok()) continue;  // mutate what parses to begin with
+      Sites sites = FindSites(text);
+      std::string name = conformance::TestNameForPath(path);
+      if (chunks.size() > 1) name += "#" + std::to_string(c);
+      sources.push_back({std::move(name), std::move(text), std::move(sites)});
+    }
   }
   ASSERT_FALSE(sources.empty());
   absl::StatusOr<PassPipeline> pipeline = ParsePipelineSpec("default");

@@ -26,13 +26,16 @@ void PrepareHeap() {
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, kTopPad);
-  // The first allocation grows the arena by the pad; the range it spans from
-  // the next huge-page boundary on may then be backed by huge pages.
-  void* first = std::malloc(1);
-  uintptr_t begin = (reinterpret_cast<uintptr_t>(first) + kHugePage - 1) & ~(kHugePage - 1);
+  // A block larger than what static initialisation left free grows the
+  // arena by itself plus the pad; from the block's first huge-page boundary
+  // to the arena's end the kernel may then use huge pages. Freed, the block
+  // stays in the arena for the allocations to come.
+  void* block = std::malloc(kTopPad / 2);
+  if (block == nullptr) return;
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(block) + kHugePage - 1) & ~(kHugePage - 1);
   uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHugePage - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-  std::free(first);
+  std::free(block);
 }
 
 void ExitWithoutTeardown(int code) {
