@@ -82,6 +82,8 @@ uint64_t FloatToIntBits(double v, PrimitiveType to) {
   return static_cast<uint64_t>(v);
 }
 
+constexpr int64_t kMaxAllocationBytes = int64_t{1} << 47;
+
 }  // namespace
 
 Literal::Literal(const Shape& shape) : shape_(shape) {
@@ -95,6 +97,9 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
     bool unbounded = absl::c_linear_search(shape.dimensions(), Shape::kUnboundedSize);
     int64_t bytes = unbounded ? 0 : CheckedStorageBytes(shape);
     if (bytes < 0) throw std::length_error("literal size overflows int64: " + shape.ToString());
+    // Beyond a 47-bit address space no allocator can succeed: fail the same
+    // way on every allocator (sanitizers abort on such requests).
+    if (bytes > kMaxAllocationBytes) throw std::bad_alloc();
     data_.assign(static_cast<size_t>(bytes), 0);
   }
 }
