@@ -8,7 +8,9 @@ on the same file, then prints medians in MB/s of HLO text and each command's
 ratio to the in-process figure. The machine may be shared: the CPU-time
 column is the one that noise from other processes disturbs least.
 
-Usage: bench/process_speed.py [--build build] [--runs 15] [FILE]
+Usage: bench/process_speed.py [--build build] [--runs 15] [--baseline XLITE] [FILE]
+(--baseline times another xlite binary too, e.g. an older build, interleaved
+with this one.)
 """
 import argparse
 import json
@@ -60,6 +62,7 @@ def main():
     parser.add_argument("file", nargs="?", default=DEFAULT_FILE)
     parser.add_argument("--build", default="build")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", help="another xlite binary to time alongside")
     args = parser.parse_args()
     path = os.path.abspath(args.file)
     if not os.path.exists(path):
@@ -70,16 +73,21 @@ def main():
     in_process = in_process_mb_per_s(parse_bench, path)
     print(f"{os.path.basename(path)}: {megabytes:.2f} MB; in-process parse+verify "
           f"(parse_bench BM_ParseAndVerify): {in_process:.0f} MB/s")
-    print(f"{'command':8} {'wall ms':>8} {'MB/s':>6} {'ratio':>6}   {'cpu ms':>7} {'MB/s':>6} "
+    print(f"{'command':17} {'wall ms':>8} {'MB/s':>6} {'ratio':>6}   {'cpu ms':>7} {'MB/s':>6} "
           f"{'ratio':>6}")
+    binaries = [("", xlite)] + ([("baseline ", args.baseline)] if args.baseline else [])
     for name, argv in COMMANDS.items():
-        samples = [time_process([xlite] + argv + [path]) for _ in range(args.runs)]
-        wall = statistics.median(s[0] for s in samples)
-        cpu = statistics.median(s[1] for s in samples)
-        print(f"{name:8} {wall * 1e3:8.1f} {megabytes / wall:6.0f} "
-              f"{megabytes / wall / in_process:6.2f}   {cpu * 1e3:7.1f} "
-              f"{megabytes / cpu if cpu else float('inf'):6.0f} "
-              f"{(megabytes / cpu if cpu else 0) / in_process:6.2f}")
+        samples = {label: [] for label, _ in binaries}
+        for _ in range(args.runs):  # interleaved, so drift hits both alike
+            for label, binary in binaries:
+                samples[label].append(time_process([binary] + argv + [path]))
+        for label, _ in binaries:
+            wall = statistics.median(s[0] for s in samples[label])
+            cpu = statistics.median(s[1] for s in samples[label])
+            print(f"{label + name:17} {wall * 1e3:8.1f} {megabytes / wall:6.0f} "
+                  f"{megabytes / wall / in_process:6.2f}   {cpu * 1e3:7.1f} "
+                  f"{megabytes / cpu if cpu else float('inf'):6.0f} "
+                  f"{(megabytes / cpu if cpu else 0) / in_process:6.2f}")
     print(f"medians of {args.runs} runs; ratio = whole-process MB/s / in-process MB/s")
 
 

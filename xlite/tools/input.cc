@@ -1,11 +1,14 @@
 #include "xlite/tools/input.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/shape_inference.h"
@@ -20,42 +23,69 @@ void AddInputOptions(CLI::App& command, InputOptions* options) {
                    "Treat lines `// -----` as separators between modules");
 }
 
-absl::StatusOr<Source> ReadSource(const std::string& path) {
+namespace {
+
+// Keeps streamed bytes alive for a Source.
+Source FromString(std::string name, std::string bytes) {
+  auto owned = std::make_shared<const std::string>(std::move(bytes));
   Source source;
+  source.name = std::move(name);
+  source.text = *owned;
+  source.storage = std::move(owned);
+  return source;
+}
+
+}  // namespace
+
+absl::StatusOr<Source> ReadSource(const std::string& path) {
   if (path == "-") {
-    source.name = "<stdin>";
-    source.text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    std::string text(std::istreambuf_iterator<char>(std::cin), {});
     if (std::cin.bad()) {
       return absl::InvalidArgumentError("error: cannot read <stdin>");
     }
-    return source;
+    return FromString("<stdin>", std::move(text));
   }
-  source.name = path;
   SetActivity(absl::StrCat("reading ", path));
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": error: cannot open file: ", std::strerror(errno)));
   }
-  // A regular file is read in one piece into a string of its size; anything
-  // else (a pipe, a device) is streamed.
-  std::streamoff size = file.seekg(0, std::ios::end) ? std::streamoff(file.tellg()) : -1;
-  if (size >= 0 && file.seekg(0)) {
-    source.text.resize(static_cast<size_t>(size));
-    file.read(source.text.data(), size);
-    source.text.resize(static_cast<size_t>(file.gcount()));
+  struct stat info;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    const size_t size = static_cast<size_t>(info.st_size);
+    void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (mapped == MAP_FAILED) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": error: cannot read file: ", std::strerror(errno)));
+    }
+    Source source;
+    source.name = path;
+    source.text = std::string_view(static_cast<const char*>(mapped), size);
+    source.storage =
+        std::shared_ptr<const void>(mapped, [size](const void* p) {
+          munmap(const_cast<void*>(p), size);
+        });
+    return source;
   }
-  if (size < 0 || !file) {
-    file.clear();
-    std::ostringstream text;
-    text << file.rdbuf();
-    source.text += std::move(text).str();
+  // Not a regular file (a pipe, a device) or empty: streamed.
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      close(fd);
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": error: cannot read file: ", std::strerror(error)));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
   }
-  if (file.bad()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: cannot read file: ", std::strerror(errno)));
-  }
-  return source;
+  close(fd);
+  return FromString(path, std::move(text));
 }
 
 ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset) {

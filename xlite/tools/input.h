@@ -29,7 +29,10 @@ void AddInputOptions(CLI::App& command, InputOptions* options);
 // The text of one input and the name used in error messages.
 struct Source {
   std::string name;
-  std::string text;
+  std::string_view text;  // into `storage`
+  // A read-only mapping of a regular file (no copy, no zeroed pages), or the
+  // bytes read from a pipe or stdin.
+  std::shared_ptr<const void> storage;
 };
 // Reads a file, or stdin for `-`.
 absl::StatusOr<Source> ReadSource(const std::string& path);
