@@ -66,6 +66,12 @@ void CheckCalledComputations(const HloInstruction& inst, const HloModule& module
 
 void CheckInstruction(const HloInstruction& inst, const HloModule& module,
                       const VerifyOptions& options, ErrorSink& errors) {
+  // Every other check may compute sizes from the shape: an invalid one (an
+  // overflowing size, a negative dimension) is reported alone.
+  if (absl::Status valid = ValidateShape(inst.shape()); !valid.ok()) {
+    errors.Add(inst, valid);
+    return;
+  }
   if (!WrittenShapeTriviallyHolds(inst)) {
     absl::StatusOr<Shape> inferred = InferShape(inst);
     if (!inferred.ok()) {

@@ -16,7 +16,11 @@ absl::StatusOr<std::vector<Literal>> EvaluateOnAllDevices(
     return InvalidArgument("module ", module.name(), " has ", replicas, " replicas and ",
                            partitions, " partitions");
   }
-  int64_t devices = replicas * partitions;
+  int64_t devices = module.config().DeviceCount();
+  if (devices > kMaxInProcessDevices) {
+    return InvalidArgument("module ", module.name(), " needs ", devices,
+                           " devices; one process runs at most ", kMaxInProcessDevices);
+  }
   if (per_device_args.size() != 1 && static_cast<int64_t>(per_device_args.size()) != devices) {
     return InvalidArgument("expected 1 or ", devices, " argument lists, got ",
                            per_device_args.size());

@@ -5,6 +5,7 @@
 #ifndef XLITE_EVAL_MULTI_DEVICE_H_
 #define XLITE_EVAL_MULTI_DEVICE_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -12,6 +13,10 @@
 #include "xlite/eval/evaluator.h"
 
 namespace xlite {
+
+// The most devices one process runs (a thread each); beyond that a module
+// needs several processes (the MPI communicator).
+inline constexpr int64_t kMaxInProcessDevices = 1024;
 
 // `per_device_args` holds one argument list per device, or a single list
 // that every device receives. `options` supplies the rng seed and the

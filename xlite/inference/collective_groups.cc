@@ -26,7 +26,7 @@ int64_t GroupIdBound(CollectiveGroupMode mode, const ModuleConfig& config) {
     case CollectiveGroupMode::kCrossPartition:
       return config.num_partitions;
     case CollectiveGroupMode::kFlattenedId:
-      return config.replica_count * config.num_partitions;
+      return config.DeviceCount();
   }
   return 0;
 }

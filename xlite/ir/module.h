@@ -41,6 +41,12 @@ struct ModuleConfig {
   bool alias_passthrough_params = false;
   int64_t replica_count = 1;
   int64_t num_partitions = 1;
+  // replica_count × num_partitions, the devices a run needs; INT64_MAX when
+  // the product overflows (the verifier refuses such a config).
+  int64_t DeviceCount() const {
+    int64_t devices = 0;
+    return __builtin_mul_overflow(replica_count, num_partitions, &devices) ? INT64_MAX : devices;
+  }
   // allow_spmd_sharding_propagation_to_{parameters,output}; default {false}.
   std::vector<bool> allow_spmd_sharding_propagation_to_parameters = {false};
   std::vector<bool> allow_spmd_sharding_propagation_to_output = {false};

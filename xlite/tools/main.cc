@@ -1,10 +1,16 @@
 // The `xlite` command line: one subcommand per *_command.cc.
 #include <CLI/CLI.hpp>
 
+#include <new>
+#include <stdexcept>
+
 #include "xlite/tools/commands.h"
+#include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/process_memory.h"
 
 int main(int argc, char** argv) {
   using namespace xlite::tools;
+  PrepareHeap();
   CLI::App app{"xlite: tools for XLA's HLO text format.\n"
                "Exit codes: 0 ok, 1 invalid input, 2 usage error.",
                "xlite"};
@@ -23,6 +29,10 @@ int main(int argc, char** argv) {
     // CLI11 prints the help text or the error; --help is a success, any other
     // parse failure is a usage error whatever code CLI11 would pick.
     return app.exit(error) == 0 ? kExitOk : kExitUsage;
+  } catch (const std::bad_alloc&) {
+    return ReportOutOfMemory();
+  } catch (const std::length_error&) {
+    return ReportOutOfMemory();
   }
-  return exit_code;
+  ExitWithoutTeardown(exit_code);
 }

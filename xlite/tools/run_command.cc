@@ -20,6 +20,8 @@
 #include "xlite/text/parser.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/run_limits.h"
 
 namespace xlite::tools {
 namespace {
@@ -33,6 +35,8 @@ struct RunOptions {
   std::string save_inputs;
   std::string backend = "interpreter";
   int64_t print_elements = 8;
+  std::optional<int64_t> memory_budget;
+  std::optional<double> timeout_seconds;
 };
 
 // An error with the exit code it maps to.
@@ -96,6 +100,14 @@ absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedAr
   return runtime::WriteBinaryFile(path, npz);
 }
 
+Failure EvaluationFailure(const absl::Status& status, const RunOptions& options) {
+  std::string message = absl::StrCat("evaluation failed: ", status.message());
+  if (status.code() == absl::StatusCode::kDeadlineExceeded && options.timeout_seconds) {
+    absl::StrAppend(&message, " (--timeout ", *options.timeout_seconds, " s)");
+  }
+  return Failure{kExitInvalidInput, message};
+}
+
 std::optional<Failure> Run(const RunOptions& options) {
   if (options.backend != "interpreter") {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
@@ -106,6 +118,7 @@ std::optional<Failure> Run(const RunOptions& options) {
   }
   absl::StatusOr<Source> source = ReadSource(options.path);
   if (!source.ok()) return Failure{kExitInvalidInput, std::string(source.status().message())};
+  SetActivity(absl::StrCat("parsing ", source->name));
   absl::StatusOr<std::unique_ptr<HloModule>> parsed =
       ParseHloModule(source->text, UserParseOptions(source->name));
   if (!parsed.ok()) return Failure{kExitInvalidInput, std::string(parsed.status().message())};
@@ -113,6 +126,11 @@ std::optional<Failure> Run(const RunOptions& options) {
   if (absl::Status verified = VerifyModule(module); !verified.ok()) {
     return Failure{kExitInvalidInput,
                    absl::StrCat(source->name, ": error: ", verified.message())};
+  }
+  absl::StatusOr<int64_t> budget = MemoryBudget(options.memory_budget);
+  if (!budget.ok()) return Failure{kExitInvalidInput, std::string(budget.status().message())};
+  if (absl::Status fits = CheckRunResources(module, *budget); !fits.ok()) {
+    return Failure{kExitInvalidInput, std::string(fits.message())};
   }
   const HloComputation& entry = *module.entry_computation();
   bool from_files = !options.input_files.empty() || !options.inputs_npz.empty();
@@ -139,6 +157,7 @@ std::optional<Failure> Run(const RunOptions& options) {
       }
     }
   }
+  SetActivity(absl::StrCat("preparing the inputs of ", source->name));
   std::vector<Literal> args;
   if (from_files) {
     absl::StatusOr<std::vector<Literal>> read = ArgumentsFromFiles(options, entry);
@@ -155,13 +174,15 @@ std::optional<Failure> Run(const RunOptions& options) {
   }
   EvalOptions eval_options;
   eval_options.rng_seed = options.seed.value_or(0);
-  int64_t devices = module.config().replica_count * module.config().num_partitions;
+  eval_options.deadline = StartDeadline(options.timeout_seconds);
+  int64_t devices = module.config().DeviceCount();
+  SetActivity(absl::StrCat("evaluating ", source->name));
   std::vector<Literal> results;
   if (devices == 1) {
     Evaluator evaluator(eval_options);
     absl::StatusOr<Literal> result = evaluator.Run(module, args);
     if (!result.ok()) {
-      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", result.status().message())};
+      return EvaluationFailure(result.status(), options);
     }
     results.push_back(*std::move(result));
   } else {
@@ -169,7 +190,7 @@ std::optional<Failure> Run(const RunOptions& options) {
     per_device.push_back(std::move(args));
     absl::StatusOr<std::vector<Literal>> all = EvaluateOnAllDevices(module, per_device, eval_options);
     if (!all.ok()) {
-      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", all.status().message())};
+      return EvaluationFailure(all.status(), options);
     }
     results = *std::move(all);
   }
@@ -222,6 +243,13 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "Leading elements shown per leaf")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--memory-budget", options->memory_budget,
+                      "Refuse a run whose estimated memory exceeds BYTES (default: the "
+                      "available memory, MemAvailable of /proc/meminfo)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--timeout", options->timeout_seconds,
+                      "Stop the evaluation with an error after SECONDS")
+      ->check(CLI::PositiveNumber);
   command->callback([options, exit_code] {
     std::optional<Failure> failure = Run(*options);
     if (failure) {
