@@ -20,6 +20,7 @@
 #include "xlite/text/parser.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/mpi_run.h"
 
 namespace xlite::tools {
 namespace {
@@ -33,6 +34,8 @@ struct RunOptions {
   std::string save_inputs;
   std::string backend = "interpreter";
   int64_t print_elements = 8;
+  std::string communicator = "in-process";
+  double collective_timeout = 60;
 };
 
 // An error with the exit code it maps to.
@@ -96,7 +99,8 @@ absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedAr
   return runtime::WriteBinaryFile(path, npz);
 }
 
-std::optional<Failure> Run(const RunOptions& options) {
+// `mpi` is this process's rank under --communicator mpi, else null.
+std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   if (options.backend != "interpreter") {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
                                             "' (available: interpreter)")};
@@ -147,7 +151,7 @@ std::optional<Failure> Run(const RunOptions& options) {
   } else {
     args = runtime::RandomArguments(module, options.seed.value_or(0));
   }
-  if (!options.save_inputs.empty()) {
+  if (!options.save_inputs.empty() && (mpi == nullptr || mpi->is_root())) {
     std::vector<runtime::NamedArray> named;
     for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
     absl::Status saved = WriteNpz(options.save_inputs, named);
@@ -157,7 +161,17 @@ std::optional<Failure> Run(const RunOptions& options) {
   eval_options.rng_seed = options.seed.value_or(0);
   int64_t devices = module.config().replica_count * module.config().num_partitions;
   std::vector<Literal> results;
-  if (devices == 1) {
+  if (mpi != nullptr) {
+    absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, args, eval_options);
+    if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
+      return Failure{kExitInvalidInput, ""};  // rank 0 reports it
+    }
+    if (!all.ok()) {
+      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", all.status().message())};
+    }
+    if (!mpi->is_root()) return std::nullopt;  // rank 0 prints and writes every device's results
+    results = *std::move(all);
+  } else if (devices == 1) {
     Evaluator evaluator(eval_options);
     absl::StatusOr<Literal> result = evaluator.Run(module, args);
     if (!result.ok()) {
@@ -222,14 +236,35 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "Leading elements shown per leaf")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--communicator", options->communicator,
+                      "How the devices of a multi-device module communicate: in-process "
+                      "(threads) or mpi (run under `mpirun -np N`, one device per rank; rank 0 "
+                      "prints and writes the results)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"in-process", "mpi"}));
+  command->add_option("--collective-timeout", options->collective_timeout,
+                      "With --communicator mpi: seconds a rank waits for a collective, a "
+                      "transfer or the final results before ending every rank with an error")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command->callback([options, exit_code] {
-    std::optional<Failure> failure = Run(*options);
-    if (failure) {
-      PrintError(absl::StrCat("xlite run: error: ", failure->message));
-      *exit_code = failure->code;
-    } else {
-      *exit_code = kExitOk;
+    std::unique_ptr<MpiRank> mpi;
+    std::string prefix = "xlite run: error: ";
+    if (options->communicator == "mpi") {
+      absl::StatusOr<std::unique_ptr<MpiRank>> started =
+          MpiRank::Start(options->collective_timeout);
+      if (!started.ok()) {
+        PrintError(absl::StrCat(prefix, started.status().message()));
+        *exit_code = kExitInvalidInput;
+        return;
+      }
+      mpi = *std::move(started);
+      prefix = absl::StrCat("xlite run: error: rank ", mpi->rank(), ": ");
     }
+    std::optional<Failure> failure = Run(*options, mpi.get());
+    if (failure && !failure->message.empty()) PrintError(absl::StrCat(prefix, failure->message));
+    *exit_code = failure ? failure->code : kExitOk;
+    if (mpi) *exit_code = mpi->Finish(*exit_code);
   });
 }
 
