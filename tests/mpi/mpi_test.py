@@ -7,6 +7,7 @@ collectives --np N: every model in models/ (instantiated for N devices) gives
 failures: a wrong rank count, diverged programs, a killed / exited / stalled
     rank all end every rank with a clear error and a non-zero exit, in time.
 corpus: multi-device modules of the corpus, both ways.
+calibrate: `xlite calibrate --collectives` prints a fit per collective kind.
 Exits 77 (ctest's skip code) with a message when mpirun is absent.
 """
 import argparse
@@ -159,13 +160,43 @@ def failures(r):
 
 
 def corpus(r, corpus_dir):
+    """Returns SKIP when the corpus is not there (e.g. in a worktree)."""
     if not os.path.isdir(corpus_dir):
         print("SKIP: no corpus at %s" % corpus_dir)
-        return
-    for name, np in [("xla__hlo__translate__hlo_to_mhlo__tests__module_config.hlo", 8)]:
+        return SKIP
+    # Multi-device dumps the interpreter runs in about a second (the llama3
+    # ones take minutes on 2 cores).
+    for name, np in [("xla__tools__tests__data__spmd.hlo", 2),
+                     ("xla__hlo__translate__hlo_to_mhlo__tests__module_config.hlo", 8)]:
         path = os.path.join(corpus_dir, name)
-        if os.path.exists(path):
-            r.compare_both_ways(name, path, np)
+        if not os.path.exists(path):
+            r.fail("%s is missing from the corpus" % name)
+            continue
+        r.compare_both_ways(name, path, np)
+    return 0
+
+
+def calibrate(r):
+    """`xlite calibrate --collectives` on 2 ranks: JSON with a fit per kind."""
+    import json
+    out_json = os.path.join(r.workdir, "collectives.json")
+    rc, out, err, seconds = r.mpi(2, ["calibrate", "--collectives", "--max-bytes", "16384",
+                                      "-o", out_json])
+    if rc != 0:
+        return r.fail("calibrate --collectives failed (%s)" % rc, out + err)
+    with open(out_json) as f:
+        fits = json.load(f)
+    kinds = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "permute"]
+    if fits.get("ranks") != 2 or any(k not in fits["collectives"] for k in kinds):
+        return r.fail("calibrate --collectives JSON lacks ranks or kinds", json.dumps(fits))
+    for kind, fit in fits["collectives"].items():
+        sizes = [t["bytes"] for t in fit["timings"]]
+        if sizes != [1024, 4096, 16384] or fit["alpha_seconds"] < 0 or \
+                fit["beta_bytes_per_second"] < 0 or any(t["seconds"] <= 0 for t in fit["timings"]):
+            return r.fail("calibrate --collectives: bad fit for %s" % kind, json.dumps(fit))
+        if not re.search(r"^  %s +alpha" % re.escape(kind), err, re.M):
+            return r.fail("calibrate --collectives prints no line for %s" % kind, err)
+    print("ok: calibrate --collectives on 2 ranks (%.2f s)" % seconds)
 
 
 def main():
@@ -174,7 +205,7 @@ def main():
     parser.add_argument("--mpirun", default=shutil.which("mpirun") or "")
     parser.add_argument("--corpus", default=os.path.join(HERE, "..", "..", "..", "shared",
                                                          "corpus", "hlo"))
-    parser.add_argument("mode", choices=["collectives", "failures", "corpus"])
+    parser.add_argument("mode", choices=["collectives", "failures", "corpus", "calibrate"])
     parser.add_argument("--np", type=int, default=4)
     args = parser.parse_args()
     if not args.mpirun or not os.access(args.mpirun, os.X_OK):
@@ -186,8 +217,10 @@ def main():
             collectives(r, args.np)
         elif args.mode == "failures":
             failures(r)
-        else:
-            corpus(r, args.corpus)
+        elif args.mode == "calibrate":
+            calibrate(r)
+        elif corpus(r, args.corpus) == SKIP:
+            return SKIP
     return 1 if r.failures else 0
 
 

@@ -68,17 +68,20 @@ std::string CollectiveModule(const Kind& kind, int64_t n, int64_t elements) {
                       body, "\n}\n");
 }
 
-// Least squares of seconds = alpha + bytes * inverse_beta.
+// Least squares of seconds = alpha + bytes * inverse_beta, weighted by
+// 1 / seconds^2 (relative error), so that small messages settle alpha and
+// large ones beta instead of the largest swamping both.
 void Fit(CollectiveFit& fit) {
-  double n = static_cast<double>(fit.timings.size());
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const CollectiveTiming& t : fit.timings) {
+    if (t.seconds <= 0) continue;
+    double w = 1 / (t.seconds * t.seconds);
     double x = static_cast<double>(t.bytes);
-    sx += x, sy += t.seconds, sxx += x * x, sxy += x * t.seconds;
+    sw += w, sx += w * x, sy += w * t.seconds, sxx += w * x * x, sxy += w * x * t.seconds;
   }
-  double denominator = n * sxx - sx * sx;
-  double slope = denominator > 0 ? (n * sxy - sx * sy) / denominator : 0;
-  fit.alpha_seconds = std::max(0.0, (sy - slope * sx) / n);
+  double denominator = sw * sxx - sx * sx;
+  double slope = denominator > 0 ? (sw * sxy - sx * sy) / denominator : 0;
+  fit.alpha_seconds = sw > 0 ? std::max(0.0, (sy - slope * sx) / sw) : 0;
   fit.beta_bytes_per_second = slope > 0 ? 1 / slope : 0;
 }
 

@@ -63,7 +63,8 @@ absl::Status MpiRank::CheckDeviceCount(const HloModule& module) const {
     return InvalidArgument("module ", module.name(), " runs on ", replicas * partitions,
                            " devices (replica_count ", replicas, " x num_partitions ",
                            partitions, ") but this mpirun job has ", size(),
-                           " ranks; start it with mpirun -np ", replicas * partitions);
+                           size() == 1 ? " rank" : " ranks", "; start it with mpirun -np ",
+                           replicas * partitions);
   }
   return absl::OkStatus();
 }

@@ -162,6 +162,9 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   int64_t devices = module.config().replica_count * module.config().num_partitions;
   std::vector<Literal> results;
   if (mpi != nullptr) {
+    if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
+      return Failure{kExitInvalidInput, std::string(fits.message())};
+    }
     absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, args, eval_options);
     if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
       return Failure{kExitInvalidInput, ""};  // rank 0 reports it

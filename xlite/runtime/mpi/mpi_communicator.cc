@@ -250,7 +250,7 @@ absl::Status MpiCommunicator::State::Poll(const std::function<absl::StatusOr<boo
                                           const std::function<std::string()>& describe) {
   Clock::time_point start = Clock::now();
   Clock::time_point deadline = start + timeout;
-  for (int round = 0;; ++round) {
+  for (;;) {
     XLITE_RETURN_IF_ERROR(Pump());
     XLITE_ASSIGN_OR_RETURN(bool ready, done());
     if (ready) return absl::OkStatus();
@@ -261,12 +261,17 @@ absl::Status MpiCommunicator::State::Poll(const std::function<absl::StatusOr<boo
           absl::StrCat(describe(), " did not complete within the collective timeout (",
                        timeout.count() / 1000.0, " s); a peer rank is stuck or gone"));
     }
-    // Spin (yielding the core) while the wait is short, then back off to
-    // sleeps so that oversubscribed ranks leave the cores to the busy ones.
-    if (now - start < std::chrono::milliseconds(2)) {
+    // MPI moves a large message in fragments, each needing a call like
+    // MPI_Test on both sides, so a waiter that gives up its core slows the
+    // transfer itself: spin for a millisecond, then spin yielding the core
+    // to other ranks, and only a wait that lasts sleeps, briefly, so idle
+    // ranks leave the cores to the busy ones.
+    Clock::duration waited = now - start;
+    if (waited < std::chrono::milliseconds(1)) continue;
+    if (waited < std::chrono::milliseconds(100)) {
       sched_yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(std::min(50 * round, 1000)));
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   }
 }
@@ -707,9 +712,8 @@ int MpiCommunicator::Finish(int exit_code) {
   if (s.finished) return exit_code;
   s.finished = true;
   if (s.dirty) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, exit_code == 0 ? 1 : exit_code);
+    Abort("ending every rank: a collective of this rank was left incomplete, and only "
+          "MPI_Abort can end it");
   }
   // Every rank keeps receiving until its own sends are delivered, then all
   // meet in a barrier (still receiving), so no send is left unmatched.
