@@ -37,7 +37,11 @@ def instantiate(text, n):
     def swaps(k=n):
         return ",".join("{%d,%d},{%d,%d}" % (i, i + 1, i + 1, i) for i in range(0, k, 2))
 
-    scope = {"N": n, "all": all_ids, "pairs": pairs, "ring": ring, "swaps": swaps}
+    def chain(k=n):
+        return ",".join("{%d,%d}" % (i, i + 1) for i in range(k - 1))
+
+    scope = {"N": n, "all": all_ids, "pairs": pairs, "ring": ring, "swaps": swaps,
+             "chain": chain}
     return re.sub(r"@([^@\n]+)@", lambda m: str(eval(m.group(1), scope)), text)
 
 
@@ -51,6 +55,10 @@ class Runner:
         self.env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
         self.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
         self.env.pop("XLITE_MPI_FAULT", None)
+        # In the sanitizer build, OpenMPI's own allocations are not leaks.
+        supp = "suppressions=" + os.path.join(HERE, "lsan.supp")
+        self.env["LSAN_OPTIONS"] = ":".join(
+            x for x in [self.env.get("LSAN_OPTIONS", ""), supp] if x)
         self.failures = 0
 
     def run(self, cmd, env=None, timeout=90):

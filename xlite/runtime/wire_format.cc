@@ -85,7 +85,9 @@ absl::StatusOr<std::string> WireReader::GetString() {
 absl::StatusOr<Shape> WireReader::GetShape(int depth) {
   if (depth > kMaxTupleDepth) return InvalidArgument("corrupt message: tuples nest too deep");
   XLITE_ASSIGN_OR_RETURN(uint64_t type, GetU64());
-  if (type >= static_cast<uint64_t>(kNumPrimitiveTypes)) {
+  // PRIMITIVE_TYPE_INVALID (== kNumPrimitiveTypes) is the empty Literal()
+  // that a member contributes when it has nothing to give.
+  if (type > static_cast<uint64_t>(kNumPrimitiveTypes)) {
     return InvalidArgument("corrupt message: element type ", type);
   }
   auto element_type = static_cast<PrimitiveType>(type);

@@ -28,6 +28,7 @@ TEST(WireFormat, RoundTripsArraysTuplesAndLayouts) {
   writer.PutString("all-reduce %ar#3");
   writer.PutLiteral(nested);
   writer.PutLiteral(Iota(PrimitiveType::U64, {}));
+  writer.PutLiteral(Literal());
   WireReader reader(writer.bytes());
   EXPECT_EQ(*reader.GetU64(), 42u);
   EXPECT_EQ(*reader.GetString(), "all-reduce %ar#3");
@@ -38,6 +39,9 @@ TEST(WireFormat, RoundTripsArraysTuplesAndLayouts) {
   absl::StatusOr<Literal> scalar = reader.GetLiteral();
   ASSERT_TRUE(scalar.ok());
   EXPECT_EQ(scalar->GetInt64(0), -3);
+  absl::StatusOr<Literal> empty = reader.GetLiteral();
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(*empty == Literal());
   EXPECT_TRUE(reader.done());
 }
 

@@ -142,6 +142,16 @@ absl::StatusOr<int> MpiCount(size_t bytes) {
   return static_cast<int>(bytes);
 }
 
+// One array block per member, all of one shape: what the native
+// all-to-all and reduce-scatter move.
+bool SameArrayBlocks(const std::vector<Literal>& blocks, absl::Span<const int64_t> group) {
+  if (blocks.size() != group.size() || blocks.empty()) return false;
+  for (const Literal& b : blocks) {
+    if (!b.shape().IsArray() || !b.shape().SameDimensions(blocks[0].shape())) return false;
+  }
+  return true;
+}
+
 std::string_view View(const Literal& l) {
   absl::Span<const uint8_t> raw = l.raw_data();
   return std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size());
@@ -198,6 +208,12 @@ struct MpiCommunicator::State {
   absl::StatusOr<MPI_Comm> GroupComm(absl::Span<const int64_t> group);
   absl::Status CheckGroup(int64_t self, absl::Span<const int64_t> group) const;
   Collective Begin(std::string_view key, absl::Span<const int64_t> group);
+  // The first steps of every collective: checks, sequence number, group
+  // communicator.
+  absl::StatusOr<std::pair<Collective, MPI_Comm>> StartCollective(
+      std::string_view key, int64_t self, absl::Span<const int64_t> group);
+  // Checks a transfer of this rank (`self`) with `peer`.
+  absl::Status StartTransfer(int64_t self, int64_t peer, std::string_view what);
   // Every member says which collective it is in and how many bytes it
   // brings; a member elsewhere is an error, never a silent mismatch.
   absl::StatusOr<std::vector<uint64_t>> Agree(MPI_Comm comm, const Collective& c,
@@ -411,6 +427,28 @@ MpiCommunicator::State::Collective MpiCommunicator::State::Begin(
   return Collective{absl::StrCat(AsAbsl(key), "#", sequence), it->first, sequence, group};
 }
 
+absl::StatusOr<std::pair<MpiCommunicator::State::Collective, MPI_Comm>>
+MpiCommunicator::State::StartCollective(std::string_view key, int64_t self,
+                                        absl::Span<const int64_t> group) {
+  MaybeInjectFault(rank);
+  XLITE_RETURN_IF_ERROR(CheckGroup(self, group));
+  Collective c = Begin(key, group);
+  XLITE_ASSIGN_OR_RETURN(MPI_Comm comm, GroupComm(group));
+  return std::make_pair(std::move(c), comm);
+}
+
+absl::Status MpiCommunicator::State::StartTransfer(int64_t self, int64_t peer,
+                                                   std::string_view what) {
+  MaybeInjectFault(rank);
+  if (self != rank) {
+    return InvalidArgument("rank ", rank, " cannot ", AsAbsl(what), " for device ", self);
+  }
+  if (peer < 0 || peer >= size) {
+    return InvalidArgument("device ", peer, " is out of range for ", size, " ranks");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<uint64_t>> MpiCommunicator::State::Agree(
     MPI_Comm comm, const Collective& c, std::string_view signature, uint64_t bytes) {
   uint64_t mine[2] = {runtime::Fnv1a64(absl::StrCat(c.key, "|", GroupStr(c.group), "|",
@@ -470,10 +508,8 @@ int64_t MpiCommunicator::num_devices() const { return state_->size; }
 
 absl::StatusOr<std::shared_ptr<const std::vector<Literal>>> MpiCommunicator::Exchange(
     std::string_view key, int64_t self, absl::Span<const int64_t> group, Literal value) {
-  MaybeInjectFault(state_->rank);
-  XLITE_RETURN_IF_ERROR(state_->CheckGroup(self, group));
-  State::Collective c = state_->Begin(key, group);
-  XLITE_ASSIGN_OR_RETURN(MPI_Comm comm, state_->GroupComm(group));
+  XLITE_ASSIGN_OR_RETURN(auto started, state_->StartCollective(key, self, group));
+  const auto& [c, comm] = started;
   runtime::WireWriter writer;
   writer.PutLiteral(value);
   std::string& mine = writer.bytes();
@@ -509,10 +545,8 @@ absl::StatusOr<std::optional<Literal>> MpiCommunicator::AllReduce(
   std::optional<std::pair<MPI_Datatype, MPI_Op>> exact =
       ExactReduction(value.shape().element_type(), kind);
   if (!exact || !value.shape().IsArray()) return std::nullopt;
-  MaybeInjectFault(state_->rank);
-  XLITE_RETURN_IF_ERROR(state_->CheckGroup(self, group));
-  State::Collective c = state_->Begin(key, group);
-  XLITE_ASSIGN_OR_RETURN(MPI_Comm comm, state_->GroupComm(group));
+  XLITE_ASSIGN_OR_RETURN(auto started, state_->StartCollective(key, self, group));
+  const auto& [c, comm] = started;
   std::string signature =
       absl::StrCat("all-reduce ", static_cast<int>(kind), " ", value.shape().ToString(false));
   XLITE_RETURN_IF_ERROR(state_->Agree(comm, c, signature, value.raw_data().size()).status());
@@ -528,15 +562,10 @@ absl::StatusOr<std::optional<Literal>> MpiCommunicator::AllReduce(
 absl::StatusOr<std::optional<std::vector<Literal>>> MpiCommunicator::AllToAll(
     std::string_view key, int64_t self, absl::Span<const int64_t> group,
     const std::vector<Literal>& blocks) {
-  if (blocks.size() != group.size() || blocks.empty()) return std::nullopt;
+  if (!SameArrayBlocks(blocks, group)) return std::nullopt;
   const Shape& shape = blocks[0].shape();
-  for (const Literal& b : blocks) {
-    if (!b.shape().IsArray() || !b.shape().SameDimensions(shape)) return std::nullopt;
-  }
-  MaybeInjectFault(state_->rank);
-  XLITE_RETURN_IF_ERROR(state_->CheckGroup(self, group));
-  State::Collective c = state_->Begin(key, group);
-  XLITE_ASSIGN_OR_RETURN(MPI_Comm comm, state_->GroupComm(group));
+  XLITE_ASSIGN_OR_RETURN(auto started, state_->StartCollective(key, self, group));
+  const auto& [c, comm] = started;
   size_t block_bytes = blocks[0].raw_data().size();
   XLITE_RETURN_IF_ERROR(
       state_->Agree(comm, c, absl::StrCat("all-to-all ", shape.ToString(false)), block_bytes)
@@ -563,18 +592,13 @@ absl::StatusOr<std::optional<std::vector<Literal>>> MpiCommunicator::AllToAll(
 absl::StatusOr<std::optional<Literal>> MpiCommunicator::ReduceScatter(
     std::string_view key, int64_t self, absl::Span<const int64_t> group, ReductionKind kind,
     const std::vector<Literal>& blocks) {
-  if (blocks.size() != group.size() || blocks.empty()) return std::nullopt;
+  if (!SameArrayBlocks(blocks, group)) return std::nullopt;
   const Shape& shape = blocks[0].shape();
-  for (const Literal& b : blocks) {
-    if (!b.shape().IsArray() || !b.shape().SameDimensions(shape)) return std::nullopt;
-  }
   std::optional<std::pair<MPI_Datatype, MPI_Op>> exact =
       ExactReduction(shape.element_type(), kind);
   if (!exact) return std::nullopt;
-  MaybeInjectFault(state_->rank);
-  XLITE_RETURN_IF_ERROR(state_->CheckGroup(self, group));
-  State::Collective c = state_->Begin(key, group);
-  XLITE_ASSIGN_OR_RETURN(MPI_Comm comm, state_->GroupComm(group));
+  XLITE_ASSIGN_OR_RETURN(auto started, state_->StartCollective(key, self, group));
+  const auto& [c, comm] = started;
   std::string signature =
       absl::StrCat("reduce-scatter ", static_cast<int>(kind), " ", shape.ToString(false));
   size_t block_bytes = blocks[0].raw_data().size();
@@ -593,13 +617,7 @@ absl::StatusOr<std::optional<Literal>> MpiCommunicator::ReduceScatter(
 
 absl::Status MpiCommunicator::Send(std::string_view key, int64_t source, int64_t target,
                                    Literal value) {
-  MaybeInjectFault(state_->rank);
-  if (source != state_->rank) {
-    return InvalidArgument("rank ", state_->rank, " cannot send for device ", source);
-  }
-  if (target < 0 || target >= state_->size) {
-    return InvalidArgument("device ", target, " is out of range for ", state_->size, " ranks");
-  }
+  XLITE_RETURN_IF_ERROR(state_->StartTransfer(source, target, "send"));
   runtime::WireWriter writer;
   writer.PutLiteral(value);
   return state_->PostSend(static_cast<int>(target), Kind::kTransfer, key, writer.bytes());
@@ -607,13 +625,7 @@ absl::Status MpiCommunicator::Send(std::string_view key, int64_t source, int64_t
 
 absl::StatusOr<Literal> MpiCommunicator::Recv(std::string_view key, int64_t source,
                                               int64_t target) {
-  MaybeInjectFault(state_->rank);
-  if (target != state_->rank) {
-    return InvalidArgument("rank ", state_->rank, " cannot receive for device ", target);
-  }
-  if (source < 0 || source >= state_->size) {
-    return InvalidArgument("device ", source, " is out of range for ", state_->size, " ranks");
-  }
+  XLITE_RETURN_IF_ERROR(state_->StartTransfer(target, source, "receive"));
   const int64_t members[] = {source};
   XLITE_ASSIGN_OR_RETURN(
       std::string payload,
