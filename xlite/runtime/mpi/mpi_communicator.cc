@@ -64,7 +64,8 @@ absl::Status MpiError(int code, std::string_view what) {
   } while (false)
 
 // The message printed when mpirun stops this rank because another rank
-// ended abnormally (OpenMPI sends SIGTERM to the survivors).
+// ended abnormally or the job was interrupted (OpenMPI sends SIGTERM to the
+// ranks still running).
 char g_terminated_message[160];
 
 void OnTerminate(int signal_number) {
@@ -496,8 +497,8 @@ absl::StatusOr<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Create(
   state->timeout = timeout;
   state->peers.resize(state->size);
   std::snprintf(g_terminated_message, sizeof(g_terminated_message),
-                "xlite: rank %d: stopped by mpirun: another rank ended abnormally (see "
-                "mpirun's message)\n",
+                "xlite: rank %d: stopped by mpirun: another rank ended abnormally or the "
+                "job was interrupted (see mpirun's message)\n",
                 state->rank);
   ::signal(SIGTERM, OnTerminate);
   return std::unique_ptr<MpiCommunicator>(new MpiCommunicator(std::move(state)));
