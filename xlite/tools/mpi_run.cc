@@ -7,54 +7,17 @@
 #include "absl/strings/str_cat.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/multi_device.h"
+#include "xlite/runtime/communicator.h"
 #ifdef XLITE_HAVE_MPI
 #include "xlite/runtime/mpi/mpi_communicator.h"
 #endif
 
 namespace xlite::tools {
 
-#ifdef XLITE_HAVE_MPI
-
-MpiRank::MpiRank(std::unique_ptr<MpiCommunicator> communicator)
+MpiRank::MpiRank(std::unique_ptr<MpiCommunicator, CommunicatorDeleter> communicator)
     : communicator_(std::move(communicator)) {}
 
 MpiRank::~MpiRank() = default;
-
-absl::StatusOr<std::unique_ptr<MpiRank>> MpiRank::Start(double timeout_seconds) {
-  if (!(timeout_seconds > 0)) {
-    return InvalidArgument("--collective-timeout must be positive, got ", timeout_seconds);
-  }
-  auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> communicator,
-                         MpiCommunicator::Create(timeout));
-  return std::unique_ptr<MpiRank>(new MpiRank(std::move(communicator)));
-}
-
-int64_t MpiRank::rank() const { return communicator_->rank(); }
-int64_t MpiRank::size() const { return communicator_->num_devices(); }
-Communicator* MpiRank::communicator() { return communicator_.get(); }
-int MpiRank::Finish(int exit_code) { return communicator_->Finish(exit_code); }
-void MpiRank::Abort(std::string_view message) { communicator_->Abort(message); }
-
-#else  // !XLITE_HAVE_MPI
-
-MpiRank::MpiRank(std::unique_ptr<MpiCommunicator>) {}
-MpiRank::~MpiRank() = default;
-
-absl::StatusOr<std::unique_ptr<MpiRank>> MpiRank::Start(double) {
-  return Unimplemented(
-      "this xlite was built without MPI (install libopenmpi-dev, reconfigure with CMake and "
-      "rebuild for --communicator mpi)");
-}
-
-// Start never returns an MpiRank in this build.
-int64_t MpiRank::rank() const { return 0; }
-int64_t MpiRank::size() const { return 1; }
-Communicator* MpiRank::communicator() { return nullptr; }
-int MpiRank::Finish(int exit_code) { return exit_code; }
-void MpiRank::Abort(std::string_view) { std::_Exit(1); }
-
-#endif  // XLITE_HAVE_MPI
 
 absl::Status MpiRank::CheckDeviceCount(const HloModule& module) const {
   int64_t replicas = module.config().replica_count;
@@ -68,6 +31,29 @@ absl::Status MpiRank::CheckDeviceCount(const HloModule& module) const {
   }
   return absl::OkStatus();
 }
+
+#ifdef XLITE_HAVE_MPI
+
+void MpiRank::CommunicatorDeleter::operator()(MpiCommunicator* communicator) const {
+  delete communicator;
+}
+
+absl::StatusOr<std::unique_ptr<MpiRank>> MpiRank::Start(double timeout_seconds) {
+  if (!(timeout_seconds > 0)) {
+    return InvalidArgument("--collective-timeout must be positive, got ", timeout_seconds);
+  }
+  auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> communicator,
+                         MpiCommunicator::Create(timeout));
+  return std::unique_ptr<MpiRank>(new MpiRank(
+      std::unique_ptr<MpiCommunicator, CommunicatorDeleter>(communicator.release())));
+}
+
+int64_t MpiRank::rank() const { return communicator_->rank(); }
+int64_t MpiRank::size() const { return communicator_->num_devices(); }
+Communicator* MpiRank::communicator() { return communicator_.get(); }
+int MpiRank::Finish(int exit_code) { return communicator_->Finish(exit_code); }
+void MpiRank::Abort(std::string_view message) { communicator_->Abort(message); }
 
 absl::StatusOr<std::vector<Literal>> MpiRank::RunDevice(const HloModule& module,
                                                         absl::Span<const Literal> args,
@@ -84,8 +70,7 @@ absl::StatusOr<std::vector<Literal>> MpiRank::RunDevice(const HloModule& module,
   if (result.status().code() == absl::StatusCode::kDeadlineExceeded) {
     Abort(absl::StrCat("error: device ", rank(), ": ", result.status().message()));
   }
-  communicator()->DeviceFinished(rank(), result.status());
-#ifdef XLITE_HAVE_MPI
+  communicator_->DeviceFinished(rank(), result.status());
   absl::StatusOr<std::vector<absl::StatusOr<Literal>>> all =
       communicator_->GatherResults(std::move(result));
   if (!all.ok()) {
@@ -94,9 +79,30 @@ absl::StatusOr<std::vector<Literal>> MpiRank::RunDevice(const HloModule& module,
   }
   if (!is_root()) return std::vector<Literal>();
   return DeviceResultsOrRootCause(*std::move(all));
-#else
-  return Unimplemented("this xlite was built without MPI");
-#endif
 }
+
+#else  // !XLITE_HAVE_MPI: Start refuses, so no MpiRank exists in this build.
+
+void MpiRank::CommunicatorDeleter::operator()(MpiCommunicator*) const {}
+
+absl::StatusOr<std::unique_ptr<MpiRank>> MpiRank::Start(double) {
+  return Unimplemented(
+      "this xlite was built without MPI (install libopenmpi-dev, reconfigure with CMake and "
+      "rebuild for --communicator mpi)");
+}
+
+int64_t MpiRank::rank() const { return 0; }
+int64_t MpiRank::size() const { return 1; }
+Communicator* MpiRank::communicator() { return nullptr; }
+int MpiRank::Finish(int exit_code) { return exit_code; }
+void MpiRank::Abort(std::string_view) { std::_Exit(1); }
+
+absl::StatusOr<std::vector<Literal>> MpiRank::RunDevice(const HloModule&,
+                                                        absl::Span<const Literal>,
+                                                        EvalOptions) {
+  return Unimplemented("this xlite was built without MPI");
+}
+
+#endif  // XLITE_HAVE_MPI
 
 }  // namespace xlite::tools

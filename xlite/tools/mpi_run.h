@@ -50,8 +50,13 @@ class MpiRank {
   [[noreturn]] void Abort(std::string_view message);
 
  private:
-  explicit MpiRank(std::unique_ptr<MpiCommunicator> communicator);
-  std::unique_ptr<MpiCommunicator> communicator_;
+  // Deletes the communicator where it is a complete type (mpi_run.cc), so
+  // that this header needs no MPI and builds without it.
+  struct CommunicatorDeleter {
+    void operator()(MpiCommunicator* communicator) const;
+  };
+  explicit MpiRank(std::unique_ptr<MpiCommunicator, CommunicatorDeleter> communicator);
+  std::unique_ptr<MpiCommunicator, CommunicatorDeleter> communicator_;
 };
 
 }  // namespace xlite::tools

@@ -127,7 +127,7 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   }
   if (options.seed) {
     int64_t filled = runtime::FillElidedConstants(module, *options.seed);
-    if (filled > 0) {
+    if (filled > 0 && (mpi == nullptr || mpi->is_root())) {
       std::cerr << "xlite run: filled " << filled << " elided constant" << (filled == 1 ? "" : "s")
                 << " ({...}) from seed " << *options.seed << "\n";
     }
