@@ -14,6 +14,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -165,6 +166,39 @@ def failures(r):
                      r.mpi(4, ["run", four, "--random", "1", "--communicator", "mpi",
                                "--collective-timeout", str(timeout)], env=env),
                      patterns, within)
+    kill_from_outside(r, four)
+
+
+def kill_from_outside(r, path):
+    """kill -9 of a rank that waits for nothing: mpirun must end the job."""
+    env = dict(r.env, XLITE_MPI_FAULT="stall:1")
+    cmd = [r.mpirun, "--oversubscribe", "-np", "4", r.xlite, "run", path, "--random", "1",
+           "--communicator", "mpi", "--collective-timeout", "60"]
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env)
+    lines = []
+    pid = None
+    for line in p.stdout:
+        lines.append(line)
+        m = re.search(r"rank 1 \(pid (\d+)\): XLITE_MPI_FAULT", line)
+        if m:
+            pid = int(m.group(1))
+            os.kill(pid, signal.SIGKILL)
+            break
+    try:
+        rest, _ = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rest, _ = p.communicate()
+        return r.fail("kill -9 of rank 1: the job hangs", "".join(lines) + rest)
+    seconds = time.monotonic() - start
+    text = "".join(lines) + rest
+    if pid is None:
+        return r.fail("kill -9 of rank 1: rank 1 never reported its pid", text)
+    # Well inside the 60 s timeout: mpirun saw the death and stopped the job.
+    expect_error(r, "kill -9 of rank 1 from outside", (p.returncode, text, "", seconds),
+                 [r"signal 9|Killed", r"stopped by mpirun"], 20)
 
 
 def corpus(r, corpus_dir):

@@ -92,7 +92,8 @@ void MaybeInjectFault(int rank) {
     return;
   }
   std::string_view what = text.substr(0, colon);
-  std::fprintf(stderr, "xlite: rank %d: XLITE_MPI_FAULT=%s\n", rank, spec);
+  std::fprintf(stderr, "xlite: rank %d (pid %d): XLITE_MPI_FAULT=%s\n", rank,
+               static_cast<int>(getpid()), spec);
   std::fflush(stderr);
   if (what == "kill") ::raise(SIGKILL);
   if (what == "exit") ::_exit(3);
