@@ -38,12 +38,9 @@ class NativeFormsCommunicator : public InProcessCommunicator {
       std::string_view key, int64_t self, absl::Span<const int64_t> group,
       const std::vector<Literal>& blocks) override {
     ++all_to_alls;
-    auto values = Exchange(key, self, group, Literal::Tuple(blocks));
-    if (!values.ok()) return values.status();
-    size_t position = std::find(group.begin(), group.end(), self) - group.begin();
-    std::vector<Literal> mine;
-    for (const Literal& v : **values) mine.push_back(v.tuple_elements()[position]);
-    return std::optional<std::vector<Literal>>(std::move(mine));
+    absl::StatusOr<std::vector<Literal>> mine = BlocksFor(key, self, group, blocks);
+    if (!mine.ok()) return mine.status();
+    return std::optional<std::vector<Literal>>(*std::move(mine));
   }
   absl::StatusOr<std::optional<Literal>> ReduceScatter(
       std::string_view key, int64_t self, absl::Span<const int64_t> group, ReductionKind kind,
@@ -52,17 +49,25 @@ class NativeFormsCommunicator : public InProcessCommunicator {
       return std::nullopt;
     }
     ++reduce_scatters;
-    auto values = Exchange(key, self, group, Literal::Tuple(blocks));
-    if (!values.ok()) return values.status();
-    size_t position = std::find(group.begin(), group.end(), self) - group.begin();
-    std::vector<Literal> mine;
-    for (const Literal& v : **values) mine.push_back(v.tuple_elements()[position]);
-    return Sum(mine);
+    absl::StatusOr<std::vector<Literal>> mine = BlocksFor(key, self, group, blocks);
+    if (!mine.ok()) return mine.status();
+    return Sum(*mine);
   }
 
   std::atomic<int> all_reduces{0}, all_to_alls{0}, reduce_scatters{0};
 
  private:
+  // The block every member addressed to `self`, in group order.
+  absl::StatusOr<std::vector<Literal>> BlocksFor(std::string_view key, int64_t self,
+                                                 absl::Span<const int64_t> group,
+                                                 const std::vector<Literal>& blocks) {
+    auto values = Exchange(key, self, group, Literal::Tuple(blocks));
+    if (!values.ok()) return values.status();
+    size_t position = std::find(group.begin(), group.end(), self) - group.begin();
+    std::vector<Literal> mine;
+    for (const Literal& v : **values) mine.push_back(v.tuple_elements()[position]);
+    return mine;
+  }
   static std::optional<Literal> Sum(const std::vector<Literal>& values) {
     Literal sum = values[0];
     for (size_t m = 1; m < values.size(); ++m) {

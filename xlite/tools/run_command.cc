@@ -170,9 +170,11 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
       return Failure{kExitInvalidInput, ""};  // rank 0 reports it
     }
     if (!all.ok()) {
-      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", all.status().message())};
+      return Failure{kExitInvalidInput,
+                     absl::StrCat("evaluation failed: ", all.status().message())};
     }
-    if (!mpi->is_root()) return std::nullopt;  // rank 0 prints and writes every device's results
+    // Rank 0 prints and writes every device's results.
+    if (!mpi->is_root()) return std::nullopt;
     results = *std::move(all);
   } else if (devices == 1) {
     Evaluator evaluator(eval_options);
