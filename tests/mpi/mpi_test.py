@@ -56,10 +56,13 @@ class Runner:
         self.env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
         self.env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
         self.env.pop("XLITE_MPI_FAULT", None)
-        # In the sanitizer build, OpenMPI's own allocations are not leaks.
-        supp = "suppressions=" + os.path.join(HERE, "lsan.supp")
-        self.env["LSAN_OPTIONS"] = ":".join(
-            x for x in [self.env.get("LSAN_OPTIONS", ""), supp] if x)
+        # In the sanitizer build, ranks under mpirun skip the leak check:
+        # OpenMPI leaves allocations in plugins it has unloaded, which no
+        # suppression can name. The in-process runs keep it (and every other
+        # check stays on under mpirun).
+        self.mpi_env = dict(self.env)
+        self.mpi_env["ASAN_OPTIONS"] = ":".join(
+            x for x in [self.env.get("ASAN_OPTIONS", ""), "detect_leaks=0"] if x)
         self.failures = 0
 
     def run(self, cmd, env=None, timeout=90):
@@ -76,7 +79,7 @@ class Runner:
 
     def mpi(self, np, args, env=None, timeout=90):
         cmd = [self.mpirun, "--oversubscribe", "-np", str(np), self.xlite] + args
-        return self.run(cmd, env, timeout)
+        return self.run(cmd, env or self.mpi_env, timeout)
 
     def fail(self, what, detail=""):
         self.failures += 1
@@ -161,7 +164,7 @@ def failures(r):
              3, 25),
             ("stall:2", [r"XLITE_MPI_FAULT=stall:2",
                          r"did not complete within the collective timeout \(2 s\)"], 2, 20)]:
-        env = dict(r.env, XLITE_MPI_FAULT=fault)
+        env = dict(r.mpi_env, XLITE_MPI_FAULT=fault)
         expect_error(r, "rank fault %s on 4 ranks" % fault,
                      r.mpi(4, ["run", four, "--random", "1", "--communicator", "mpi",
                                "--collective-timeout", str(timeout)], env=env),
@@ -171,7 +174,7 @@ def failures(r):
 
 def kill_from_outside(r, path):
     """kill -9 of a rank that waits for nothing: mpirun must end the job."""
-    env = dict(r.env, XLITE_MPI_FAULT="stall:1")
+    env = dict(r.mpi_env, XLITE_MPI_FAULT="stall:1")
     cmd = [r.mpirun, "--oversubscribe", "-np", "4", r.xlite, "run", path, "--random", "1",
            "--communicator", "mpi", "--collective-timeout", "60"]
     start = time.monotonic()
