@@ -84,8 +84,8 @@ RunMemoryEstimate EstimateRunMemory(const HloModule& module) {
     estimate.output_bytes = ValueBytes(entry->root_instruction()->shape());
   }
   PeakEstimator estimator;
-  int64_t per_device = SaturatingAdd(estimate.parameter_bytes, estimator.Peak(*entry));
-  estimate.total_bytes = SaturatingMultiply(per_device, estimate.devices);
+  estimate.per_device_bytes = SaturatingAdd(estimate.parameter_bytes, estimator.Peak(*entry));
+  estimate.total_bytes = SaturatingMultiply(estimate.per_device_bytes, estimate.devices);
   // The largest values in module order; a stable sort keeps ties in order.
   std::vector<std::pair<int64_t, const HloInstruction*>> values;
   for (const auto& computation : module.computations()) {

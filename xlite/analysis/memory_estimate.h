@@ -25,6 +25,8 @@ struct RunMemoryEstimate {
   int64_t devices = 1;          // replica_count × num_partitions (saturated)
   int64_t parameter_bytes = 0;  // the entry's parameters, one device
   int64_t output_bytes = 0;     // the entry's result, one device
+  // One device's parameters plus the peak of its evaluation.
+  int64_t per_device_bytes = 0;
   // Everything held at once on all devices: each device's parameters plus
   // the peak of its evaluation (which includes its output). Sums saturate at
   // INT64_MAX rather than overflow.

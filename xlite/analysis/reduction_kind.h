@@ -11,10 +11,9 @@
 
 #include "xlite/ir/computation.h"
 #include "xlite/ir/literal.h"
+#include "xlite/ir/reduction_kind.h"
 
 namespace xlite {
-
-enum class ReductionKind : uint8_t { kAdd, kMultiply, kMaximum, kMinimum, kAnd, kOr, kXor };
 
 // The kind of a reducer whose root is one add / multiply / maximum / minimum
 // / and / or / xor of its two scalar parameters (either order), all of one

@@ -287,11 +287,36 @@ absl::StatusOr<Literal> ReduceMembers(const HloInstruction& inst, const Values& 
   return acc;
 }
 
+// ------------------------------------------------------- native forms
+
+// The communicator when a one-operand collective over `group` may take a
+// native form (several operands always go through Exchange).
+Communicator* NativeCommunicator(const Group& group, Operands operands, EvalContext& ctx) {
+  if (group.members.size() < 2 || operands.size() != 1 || !operands[0]->shape().IsArray()) {
+    return nullptr;
+  }
+  return ctx.options().communicator;
+}
+
+// The `count` equal blocks of `l` along `dim`.
+std::vector<Literal> BlocksAlong(const Literal& l, int64_t dim, int64_t count) {
+  std::vector<Literal> blocks;
+  for (int64_t i = 0; i < count; ++i) blocks.push_back(BlockAlong(l, dim, i, count));
+  return blocks;
+}
+
 // ------------------------------------------------------------- handlers
 
 absl::StatusOr<Literal> AllReduceValue(const HloInstruction& inst, Operands operands,
                                        EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
+                           comm->AllReduce(KeyOf(inst), group.members[group.position],
+                                           group.members, *kind, *operands[0]));
+    if (native.has_value()) return *std::move(native);
+  }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
   return PerOperand(operands.size(), [&](size_t k) {
     return ReduceMembers(inst, values, k, operands.size(), ctx);
@@ -372,6 +397,14 @@ absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst, Operands opera
   XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
   int64_t n = static_cast<int64_t>(group.members.size());
   for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
+                           comm->ReduceScatter(KeyOf(inst), group.members[group.position],
+                                               group.members, *kind,
+                                               BlocksAlong(*operands[0], dim, n)));
+    if (native.has_value()) return *std::move(native);
+  }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
   return PerOperand(operands.size(), [&](size_t k) -> absl::StatusOr<Literal> {
     XLITE_ASSIGN_OR_RETURN(Literal sum, ReduceMembers(inst, values, k, operands.size(), ctx));
@@ -398,6 +431,16 @@ absl::StatusOr<Literal> AllToAll(const HloInstruction& inst, Operands operands,
   }
   XLITE_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst));
   for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx)) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<std::vector<Literal>> native,
+                           comm->AllToAll(KeyOf(inst), group.members[group.position],
+                                          group.members, BlocksAlong(*operands[0], dim, n)));
+    if (native.has_value()) {
+      std::vector<const Literal*> parts;
+      for (const Literal& b : *native) parts.push_back(&b);
+      return ConcatAlong(parts, dim);
+    }
+  }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
   // Block i of member m's operand lands as block m of member i's result.
   return PerOperand(count, [&](size_t k) -> absl::StatusOr<Literal> {

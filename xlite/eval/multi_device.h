@@ -25,6 +25,12 @@ absl::StatusOr<std::vector<Literal>> EvaluateOnAllDevices(
     const HloModule& module, absl::Span<const std::vector<Literal>> per_device_args,
     const EvalOptions& options = {});
 
+// Every device's result, or the error that says what went wrong: the first
+// that is not a peer's cascade (an Aborted "device N failed"). Shared by the
+// in-process run and the MPI one, which gathers the results to rank 0.
+absl::StatusOr<std::vector<Literal>> DeviceResultsOrRootCause(
+    std::vector<absl::StatusOr<Literal>> results);
+
 }  // namespace xlite
 
 #endif  // XLITE_EVAL_MULTI_DEVICE_H_

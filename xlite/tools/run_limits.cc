@@ -56,9 +56,10 @@ absl::StatusOr<int64_t> MemoryBudget(std::optional<int64_t> flag) {
   return InvalidArgument("cannot read MemAvailable from /proc/meminfo: give --memory-budget BYTES");
 }
 
-absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes) {
+absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes,
+                               bool one_device_per_process) {
   const ModuleConfig& config = module.config();
-  int64_t devices = config.DeviceCount();
+  int64_t devices = one_device_per_process ? 1 : config.DeviceCount();
   if (devices > kMaxInProcessDevices) {
     return InvalidArgument("the module needs ", devices == INT64_MAX ? "more than 2^63"
                                                                      : absl::StrCat(devices),
@@ -68,9 +69,10 @@ absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes) {
                            ": run it on several processes with --communicator mpi");
   }
   RunMemoryEstimate estimate = EstimateRunMemory(module);
-  if (estimate.total_bytes <= budget_bytes) return absl::OkStatus();
+  int64_t needed = one_device_per_process ? estimate.per_device_bytes : estimate.total_bytes;
+  if (needed <= budget_bytes) return absl::OkStatus();
   std::string message = absl::StrCat(
-      "the run needs an estimated ", BytesText(estimate.total_bytes), " (parameters ",
+      "the run needs an estimated ", BytesText(needed), " (parameters ",
       BytesText(estimate.parameter_bytes), ", output ", BytesText(estimate.output_bytes),
       devices > 1 ? absl::StrCat(", on each of ", devices, " devices") : "",
       ") but the memory budget is ", BytesText(budget_bytes),

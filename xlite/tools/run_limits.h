@@ -20,8 +20,10 @@ absl::StatusOr<int64_t> MemoryBudget(std::optional<int64_t> flag);
 
 // Refuses, before anything is allocated, a module that needs more devices
 // than one process runs or more memory than `budget_bytes` (the error names
-// the largest buffers).
-absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes);
+// the largest buffers). With `one_device_per_process` (--communicator mpi)
+// this process holds one device's buffers and the device count is mpirun's.
+absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes,
+                               bool one_device_per_process);
 
 // The evaluator's deadline for `--timeout SECONDS` (none without it). With a
 // timeout, a watchdog also ends the process with a clear error (exit 1) when
