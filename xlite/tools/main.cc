@@ -1,6 +1,7 @@
 // The `xlite` command line: one subcommand per *_command.cc.
 #include <CLI/CLI.hpp>
 
+#include "xlite/spmd/propagation.h"
 #include "xlite/tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   AddRunCommand(app, &exit_code);
   AddCostCommand(app, &exit_code);
   AddCalibrateCommand(app, &exit_code);
+  AddShardCommand(app, &exit_code);
+  xlite::spmd::RegisterSpmdPasses();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
