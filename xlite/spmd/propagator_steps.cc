@@ -49,6 +49,19 @@ bool Propagator::InferForward(int64_t index) {
         changed |= CopyLeaves(operand, 0, inst, offset, n, ShardingOrigin::Kind::kForward, "tuple");
         offset += n;
       }
+      // As XLA, a tuple with a sharded element has its other elements
+      // replicated until something better arrives.
+      bool any = false;
+      for (int64_t l = 0; l < leaves; ++l) any |= slots_[first + l].sharding.has_value();
+      if (!any || aggressiveness_ < 1) return changed;
+      ShardingOrigin origin;
+      origin.kind = ShardingOrigin::Kind::kRule;
+      origin.rule = "tuple element without a sharding: replicated";
+      for (int64_t l = 0; l < leaves; ++l) {
+        if (!slots_[first + l].sharding) {
+          changed |= Improve(first + l, HloSharding::Replicated(), origin, false);
+        }
+      }
       return changed;
     }
     case HloOpcode::kGetTupleElement:
@@ -220,6 +233,17 @@ bool Propagator::InferBackward(int64_t index) {
         continue;
       }
       std::optional<FactorRule> rule = FactorRuleOf(*user);
+      if (!rule && user->opcode() == HloOpcode::kCustomCall && aggressiveness_ >= 1 &&
+          !IsCustomCall(*user, "SPMDShardToFullShape") && inst->shape().IsArray() &&
+          !slots_[first].sharding && Get(SlotOf(user, 0)) != nullptr) {
+        // Operands of custom-calls nobody can partition are replicated.
+        ShardingOrigin origin;
+        origin.kind = ShardingOrigin::Kind::kBackward;
+        origin.from = user;
+        origin.rule = "operand of an unknown custom-call: replicated";
+        changed |= Improve(first, HloSharding::Replicated(), origin, false);
+        continue;
+      }
       if (!rule || aggressiveness_ < rule->min_aggressiveness_backward) continue;
       if (!rule->operands[k] && aggressiveness_ < 1) continue;
       std::optional<HloSharding> s = FromUserRule(*user, *rule, k);

@@ -1,6 +1,7 @@
 // `xlite shard`: runs sharding propagation with the module header's settings
 // and prints every instruction's sharding, optionally with the chain of
 // instructions it came from (--explain) or as JSON (--json).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -183,6 +184,8 @@ void AddShardCommand(CLI::App& app, int* exit_code) {
                       "true/false for every parameter (default: the header's list)");
   command->callback([options, exit_code, explain] {
     options->explain = explain->count() > 0;
+    // `--explain` without names arrives as one empty name.
+    std::erase(options->explain_names, std::string());
     *exit_code = RunShard(*options);
   });
 }
