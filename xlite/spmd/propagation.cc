@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/spmd/propagator.h"
@@ -83,33 +84,36 @@ const char* KindWord(ShardingOrigin::Kind kind) {
 }  // namespace
 
 std::string PropagationResult::Chain(const InstructionOrigins& start, int64_t leaf) const {
-  std::string out;
+  std::vector<std::string> hops;
+  std::string end;
   const InstructionOrigins* at = &start;
+  const ShardingOrigin* first = nullptr;
   std::set<std::pair<const HloInstruction*, int64_t>> seen;
-  for (int hops = 0; at != nullptr && hops < 256; ++hops) {
-    if (leaf < 0 || leaf >= static_cast<int64_t>(at->leaves.size())) break;
+  while (at != nullptr && leaf >= 0 && leaf < static_cast<int64_t>(at->leaves.size())) {
     const ShardingOrigin& o = at->leaves[leaf];
+    if (first == nullptr) first = &o;
     if (!seen.insert({at->instruction, leaf}).second) {
-      absl::StrAppend(&out, " (cycle)");
+      end = "(a merge: its inputs lead back here)";
       break;
     }
-    if (!out.empty()) absl::StrAppend(&out, " <- ");
     if (o.kind == ShardingOrigin::Kind::kAnnotation) {
-      absl::StrAppend(&out, "annotated %", at->instruction->name());
+      end = absl::StrCat("annotated %", at->instruction->name());
       break;
     }
     if (o.kind == ShardingOrigin::Kind::kNone) {
-      absl::StrAppend(&out, "unsharded %", at->instruction->name());
+      end = absl::StrCat("unsharded %", at->instruction->name());
       break;
     }
     if (o.kind == ShardingOrigin::Kind::kRule) {
-      absl::StrAppend(&out, std::string(o.rule), " at %", at->instruction->name());
+      end = absl::StrCat(std::string(o.rule), " at %", at->instruction->name());
       break;
     }
-    absl::StrAppend(&out, KindWord(o.kind), " ", std::string(o.rule), o.merged ? " (merged)" : "",
-                    " from %", o.from->name());
-    if (o.from->shape().IsTuple()) absl::StrAppend(&out, "{", o.from_leaf, "}");
-    // Follow the neighbour's own origin.
+    std::string hop = absl::StrCat(KindWord(o.kind), " ", std::string(o.rule),
+                                   o.merged ? " (merged)" : "", " from %", o.from->name());
+    if (o.from->shape().IsTuple()) absl::StrAppend(&hop, "{", o.from_leaf, "}");
+    hops.push_back(std::move(hop));
+    // A merge has several inputs; the sources list names them.
+    if (o.merged) break;
     const HloInstruction* next = o.from;
     leaf = o.from_leaf;
     at = nullptr;
@@ -119,10 +123,23 @@ std::string PropagationResult::Chain(const InstructionOrigins& start, int64_t le
         break;
       }
     }
-    if (o.kind == ShardingOrigin::Kind::kForward || o.kind == ShardingOrigin::Kind::kBackward) {
-      // A non-tuple neighbour has one leaf.
-      if (at != nullptr && at->leaves.size() == 1) leaf = 0;
-    }
+    if (at != nullptr && at->leaves.size() == 1) leaf = 0;
+  }
+  // Long chains keep their first three and last two hops.
+  constexpr size_t kHead = 3, kTail = 2;
+  if (hops.size() > kHead + kTail + 1) {
+    const size_t skipped = hops.size() - kHead - kTail;
+    std::vector<std::string> kept(hops.begin(), hops.begin() + kHead);
+    kept.push_back(absl::StrCat("... ", skipped, " more ..."));
+    kept.insert(kept.end(), hops.end() - kTail, hops.end());
+    hops = std::move(kept);
+  }
+  if (!end.empty()) hops.push_back(std::move(end));
+  std::string out = absl::StrJoin(hops, " <- ");
+  if (first != nullptr && (first->sources.size() > 1 || first->merged)) {
+    std::vector<std::string> names;
+    for (const HloInstruction* s : first->sources) names.push_back(absl::StrCat("%", s->name()));
+    absl::StrAppend(&out, " [annotations: ", absl::StrJoin(names, ", "), "]");
   }
   return out;
 }

@@ -43,6 +43,10 @@ struct ShardingOrigin {
   std::string_view rule;   // the FactorRule family or structural rule
   int aggressiveness = 0;  // XLA's level at which it was set
   bool merged = false;     // combined with the partial sharding it had
+  // The annotated instructions it derives from (sorted by name, at most
+  // kMaxSources; a merge joins both sides').
+  std::vector<const HloInstruction*> sources;
+  static constexpr size_t kMaxSources = 8;
   // Proposals this value did not take, with the reason (annotation kept,
   // incompatible with the sharding it already had): at most a few.
   std::vector<std::string> conflicts;
@@ -64,7 +68,9 @@ struct PropagationResult {
   int64_t inferences = 0;  // successful updates
 
   // `from` chain of one leaf back to its annotation, e.g.
-  // `forward via dot from %a <- backward via reshape from %b <- annotated %c`.
+  // `forward dot from %a <- backward reshape from %b <- annotated %c`; long
+  // chains keep their first and last hops; ends with the sources when a
+  // merge joined several annotations.
   std::string Chain(const InstructionOrigins& origins, int64_t leaf) const;
   const InstructionOrigins* Find(std::string_view name) const;
 };

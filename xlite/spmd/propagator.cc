@@ -46,6 +46,10 @@ int64_t Propagator::SlotOf(const HloInstruction* inst, int64_t leaf) const {
   return first_slot_[index] + leaf;
 }
 
+int64_t Propagator::IndexOfSlot(int64_t slot) const {
+  return std::upper_bound(first_slot_.begin(), first_slot_.end(), slot) - first_slot_.begin() - 1;
+}
+
 const HloSharding* Propagator::Get(int64_t slot) const {
   if (slot < 0 || !slots_[slot].sharding) return nullptr;
   return &*slots_[slot].sharding;
@@ -222,11 +226,28 @@ void Propagator::Conflict(int64_t slot, const HloSharding& proposal, const Shard
   }
 }
 
+void Propagator::AddSources(const ShardingOrigin& from_origin, const HloInstruction* from,
+                            std::vector<const HloInstruction*>* sources) const {
+  if (from_origin.kind == ShardingOrigin::Kind::kAnnotation) {
+    sources->push_back(from);
+  } else {
+    sources->insert(sources->end(), from_origin.sources.begin(), from_origin.sources.end());
+  }
+  std::sort(sources->begin(), sources->end(),
+            [](const HloInstruction* a, const HloInstruction* b) { return a->name() < b->name(); });
+  sources->erase(std::unique(sources->begin(), sources->end()), sources->end());
+  if (sources->size() > ShardingOrigin::kMaxSources) sources->resize(ShardingOrigin::kMaxSources);
+}
+
 bool Propagator::Improve(int64_t slot, const HloSharding& proposal, ShardingOrigin origin,
                          bool allow_aggressive) {
   if (slot < 0) return false;
   Slot& s = slots_[slot];
   origin.aggressiveness = aggressiveness_;
+  if (origin.from != nullptr) {
+    const int64_t from_slot = SlotOf(origin.from, origin.from_leaf);
+    if (from_slot >= 0) AddSources(slots_[from_slot].origin, origin.from, &origin.sources);
+  }
   if (s.provided) {
     // Only proposals that cannot agree with the annotation are conflicts
     // (a partial sharding of the same split is not).
@@ -292,6 +313,7 @@ bool Propagator::Improve(int64_t slot, const HloSharding& proposal, ShardingOrig
     }
   }
   origin.merged = merged;
+  if (merged) AddSources(s.origin, order_[IndexOfSlot(slot)], &origin.sources);
   origin.conflicts = std::move(s.origin.conflicts);
   s.sharding = std::move(next);
   s.origin = std::move(origin);
@@ -303,8 +325,7 @@ bool Propagator::Improve(int64_t slot, const HloSharding& proposal, ShardingOrig
 void Propagator::PropagateLinks(int64_t slot) {
   const int64_t group = slots_[slot].link;
   if (group < 0 || !slots_[slot].sharding) return;
-  const int64_t index = std::upper_bound(first_slot_.begin(), first_slot_.end(), slot) -
-                        first_slot_.begin() - 1;
+  const int64_t index = IndexOfSlot(slot);
   for (int64_t other : links_[group]) {
     if (other == slot) continue;
     Slot& o = slots_[other];
@@ -320,9 +341,8 @@ void Propagator::PropagateLinks(int64_t slot) {
     o.origin.from_leaf = slot - first_slot_[index];
     o.origin.rule = "while/call/conditional values agree";
     o.origin.aggressiveness = aggressiveness_;
-    const int64_t other_index = std::upper_bound(first_slot_.begin(), first_slot_.end(), other) -
-                                first_slot_.begin() - 1;
-    MarkChanged(order_[other_index]);
+    AddSources(slots_[slot].origin, order_[index], &o.origin.sources);
+    MarkChanged(order_[IndexOfSlot(other)]);
   }
 }
 

@@ -36,7 +36,11 @@ class Propagator {
   int64_t IndexOf(const HloInstruction* inst) const;
   int64_t SlotOf(const HloInstruction* inst, int64_t leaf) const;
   int64_t LeafCount(int64_t index) const { return first_slot_[index + 1] - first_slot_[index]; }
+  int64_t IndexOfSlot(int64_t slot) const;
   const HloSharding* Get(int64_t slot) const;
+  // Joins the annotations behind `from_origin` (of `from`) into `sources`.
+  void AddSources(const ShardingOrigin& from_origin, const HloInstruction* from,
+                  std::vector<const HloInstruction*>* sources) const;
 
   void CollectComputations();
   void InitSlots();

@@ -306,8 +306,9 @@ void Propagator::FinalizeLinks() {
       if (slots_[s].sharding && *slots_[s].sharding == *slots_[best].sharding) continue;
       slots_[s].sharding = slots_[best].sharding;
       slots_[s].origin.kind = ShardingOrigin::Kind::kLinked;
-      const int64_t index = std::upper_bound(first_slot_.begin(), first_slot_.end(), best) -
-                            first_slot_.begin() - 1;
+      const int64_t index = IndexOfSlot(best);
+      slots_[s].origin.sources.clear();
+      AddSources(slots_[best].origin, order_[index], &slots_[s].origin.sources);
       slots_[s].origin.from = order_[index];
       slots_[s].origin.from_leaf = best - first_slot_[index];
       slots_[s].origin.rule = "while/call/conditional values agree";
