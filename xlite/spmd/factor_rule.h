@@ -61,6 +61,11 @@ bool IsPassThroughCustomCall(const HloInstruction& inst);
 FactorMapping MappingBetween(const FactorRule& rule, const TensorFactors& from,
                              const TensorFactors& to);
 
+// `sharding` carried from tensor `from` of `rule` to tensor `to` (the same
+// sharding when the dims correspond one to one, as for elementwise ops).
+HloSharding ProjectThrough(const FactorRule& rule, const TensorFactors& from,
+                           const TensorFactors& to, const HloSharding& sharding);
+
 }  // namespace xlite::spmd
 
 #endif  // XLITE_SPMD_FACTOR_RULE_H_

@@ -544,4 +544,16 @@ FactorMapping MappingBetween(const FactorRule& rule, const TensorFactors& from,
   return m;
 }
 
+HloSharding ProjectThrough(const FactorRule& rule, const TensorFactors& from,
+                           const TensorFactors& to, const HloSharding& sharding) {
+  if (!sharding.IsTiled()) return sharding;
+  bool identity = from.size() == to.size();
+  for (size_t d = 0; identity && d < from.size(); ++d) {
+    identity = from[d].size() == 1 && from[d] == to[d] &&
+               rule.kinds[from[d][0]] != FactorKind::kNeedReplication;
+  }
+  if (identity) return sharding;
+  return ProjectSharding(sharding, MappingBetween(rule, from, to));
+}
+
 }  // namespace xlite::spmd

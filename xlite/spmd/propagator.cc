@@ -36,8 +36,34 @@ Propagator::Propagator(HloModule& module, const PropagationOptions& options)
 }
 
 int64_t Propagator::IndexOf(const HloInstruction* inst) const {
+  const int64_t id = inst->unique_id();
+  if (id >= 0 && id < static_cast<int64_t>(index_by_id_.size())) {
+    const int64_t index = index_by_id_[id];
+    if (index >= 0 && order_[index] == inst) return index;
+    if (index < 0) return -1;
+  }
   auto it = index_.find(inst);
   return it == index_.end() ? -1 : it->second;
+}
+
+const FactorRule* Propagator::RuleOf(const HloInstruction* inst) {
+  const int64_t index = IndexOf(inst);
+  if (index < 0) return nullptr;
+  if (!rule_built_[index]) {
+    rules_[index] = FactorRuleOf(*inst);
+    rule_built_[index] = true;
+  }
+  return rules_[index] ? &*rules_[index] : nullptr;
+}
+
+int64_t Propagator::ElementLeafOffset(const HloInstruction* inst, int64_t element) {
+  const int64_t index = IndexOf(inst);
+  std::vector<int64_t>& offsets = element_offsets_[index];
+  if (offsets.empty()) {
+    offsets.push_back(0);
+    for (const Shape& s : inst->shape().tuple_shapes()) offsets.push_back(offsets.back() + s.LeafCount());
+  }
+  return element < static_cast<int64_t>(offsets.size()) ? offsets[element] : offsets.back();
 }
 
 int64_t Propagator::SlotOf(const HloInstruction* inst, int64_t leaf) const {
@@ -84,12 +110,22 @@ void Propagator::CollectComputations() {
   for (const auto& c : module_.computations()) {
     if (seen.contains(c.get())) computations_.push_back(c.get());
   }
+  int64_t max_id = -1;
   for (HloComputation* c : computations_) {
     for (HloInstruction* inst : c->MakeInstructionPostOrder()) {
       index_[inst] = static_cast<int64_t>(order_.size());
       order_.push_back(inst);
+      max_id = std::max<int64_t>(max_id, inst->unique_id());
     }
   }
+  index_by_id_.assign(static_cast<size_t>(max_id + 1), -1);
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const int64_t id = order_[i]->unique_id();
+    if (id >= 0) index_by_id_[id] = static_cast<int64_t>(i);
+  }
+  rules_.resize(order_.size());
+  rule_built_.assign(order_.size(), false);
+  element_offsets_.resize(order_.size());
 }
 
 void Propagator::InitSlots() {

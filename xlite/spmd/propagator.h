@@ -56,6 +56,11 @@ class Propagator {
   void PropagateLinks(int64_t slot);
   void MarkChanged(const HloInstruction* inst);
 
+  // The op's rule, built once per instruction.
+  const FactorRule* RuleOf(const HloInstruction* inst);
+  // Leaf offset of tuple element `element` of instruction `index`'s shape.
+  int64_t ElementLeafOffset(const HloInstruction* inst, int64_t element);
+
   bool InferForward(int64_t index);
   bool InferBackward(int64_t index);
   // The sharding `user` implies for its operand `operand_index` (nullopt:
@@ -75,7 +80,12 @@ class Propagator {
   int aggressiveness_ = 0;
   std::vector<HloComputation*> computations_;
   std::vector<HloInstruction*> order_;
+  // Index by unique id (dense in parsed modules), else by pointer.
+  std::vector<int64_t> index_by_id_;
   absl::flat_hash_map<const HloInstruction*, int64_t> index_;
+  std::vector<std::optional<FactorRule>> rules_;
+  std::vector<bool> rule_built_;
+  std::vector<std::vector<int64_t>> element_offsets_;
   std::vector<int64_t> first_slot_;
   std::vector<Slot> slots_;
   std::vector<std::vector<int64_t>> links_;

@@ -12,12 +12,6 @@ bool IsCustomCall(const HloInstruction& inst, std::string_view target) {
          inst.attrs<CustomCallAttrs>().target == target;
 }
 
-int64_t TupleLeafOffset(const Shape& shape, int64_t index) {
-  int64_t offset = 0;
-  for (int64_t i = 0; i < index; ++i) offset += shape.tuple_shapes(i).LeafCount();
-  return offset;
-}
-
 // Ops that pass whole values (leaves) through unchanged.
 bool IsStructural(HloOpcode op) {
   switch (op) {
@@ -65,8 +59,8 @@ bool Propagator::InferForward(int64_t index) {
       return changed;
     }
     case HloOpcode::kGetTupleElement:
-      return CopyLeaves(inst->operand(0), TupleLeafOffset(inst->operand(0)->shape(),
-                                                          inst->tuple_index()),
+      if (IndexOf(inst->operand(0)) < 0) return false;
+      return CopyLeaves(inst->operand(0), ElementLeafOffset(inst->operand(0), inst->tuple_index()),
                         inst, 0, leaves, ShardingOrigin::Kind::kForward, "get-tuple-element");
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kWhile:
@@ -100,8 +94,8 @@ bool Propagator::InferForward(int64_t index) {
       return changed;
     }
   }
-  std::optional<FactorRule> rule = FactorRuleOf(*inst);
-  if (!rule) {
+  const FactorRule* rule = RuleOf(inst);
+  if (rule == nullptr) {
     // Unknown custom-calls stay as annotated, or replicated once anything
     // around them has a sharding.
     if (inst->opcode() != HloOpcode::kCustomCall || aggressiveness_ < 1) return false;
@@ -137,9 +131,7 @@ bool Propagator::InferForward(int64_t index) {
     for (int64_t r = 0; r < static_cast<int64_t>(rule->results.size()) && r < leaves; ++r) {
       const int64_t want = rule->result_of_operand[k];
       if (want >= 0 && want != r) continue;
-      HloSharding projected =
-          s->IsTiled() ? ProjectSharding(*s, MappingBetween(*rule, *rule->operands[k], rule->results[r]))
-                       : *s;
+      HloSharding projected = ProjectThrough(*rule, *rule->operands[k], rule->results[r], *s);
       // XLA's non-SPMD mode has no partial tiling for reduce results.
       if (!options_.is_spmd && inst->opcode() == HloOpcode::kReduce &&
           projected.HasPartialReplication()) {
@@ -170,9 +162,7 @@ std::optional<HloSharding> Propagator::FromUserRule(const HloInstruction& user,
   }
   if (result >= static_cast<int64_t>(rule.results.size())) return std::nullopt;
   HloSharding from_result =
-      s->IsTiled() ? ProjectSharding(*s, MappingBetween(rule, rule.results[result],
-                                                         *rule.operands[operand_index]))
-                   : *s;
+      ProjectThrough(rule, rule.results[result], *rule.operands[operand_index], *s);
   if (!rule.merge_other_operands_backward) return from_result;
   // Dot/convolution: what the other operand implies through the shared
   // (batch, contracting) factors, merged in when compatible.
@@ -181,8 +171,7 @@ std::optional<HloSharding> Propagator::FromUserRule(const HloInstruction& user,
     if (j == operand_index || !rule.operands[j]) continue;
     const HloSharding* other = Get(SlotOf(user.operand(j), 0));
     if (other == nullptr || !other->IsTiled()) continue;
-    HloSharding implied =
-        ProjectSharding(*other, MappingBetween(rule, *rule.operands[j], *rule.operands[operand_index]));
+    HloSharding implied = ProjectThrough(rule, *rule.operands[j], *rule.operands[operand_index], *other);
     if (may_combine && from_result.HasPartialReplication() && implied.HasPartialReplication()) {
       if (std::optional<HloSharding> m = MergeShardings(from_result, implied)) {
         from_result = std::move(*m);
@@ -205,11 +194,11 @@ bool Propagator::InferBackward(int64_t index) {
       if (user->operand(k) != inst) continue;
       switch (user->opcode()) {
         case HloOpcode::kTuple:
-          changed |= CopyLeaves(user, TupleLeafOffset(user->shape(), k), inst, 0, leaves,
+          changed |= CopyLeaves(user, ElementLeafOffset(user, k), inst, 0, leaves,
                                 ShardingOrigin::Kind::kBackward, "tuple");
           continue;
         case HloOpcode::kGetTupleElement:
-          changed |= CopyLeaves(user, 0, inst, TupleLeafOffset(inst->shape(), user->tuple_index()),
+          changed |= CopyLeaves(user, 0, inst, ElementLeafOffset(inst, user->tuple_index()),
                                 user->shape().LeafCount(), ShardingOrigin::Kind::kBackward,
                                 "get-tuple-element");
           continue;
@@ -232,8 +221,8 @@ bool Propagator::InferBackward(int64_t index) {
         changed |= Improve(first, *us, origin, false);
         continue;
       }
-      std::optional<FactorRule> rule = FactorRuleOf(*user);
-      if (!rule && user->opcode() == HloOpcode::kCustomCall && aggressiveness_ >= 1 &&
+      const FactorRule* rule = RuleOf(user);
+      if (rule == nullptr && user->opcode() == HloOpcode::kCustomCall && aggressiveness_ >= 1 &&
           !IsCustomCall(*user, "SPMDShardToFullShape") && inst->shape().IsArray() &&
           !slots_[first].sharding && Get(SlotOf(user, 0)) != nullptr) {
         // Operands of custom-calls nobody can partition are replicated.
@@ -244,7 +233,7 @@ bool Propagator::InferBackward(int64_t index) {
         changed |= Improve(first, HloSharding::Replicated(), origin, false);
         continue;
       }
-      if (!rule || aggressiveness_ < rule->min_aggressiveness_backward) continue;
+      if (rule == nullptr || aggressiveness_ < rule->min_aggressiveness_backward) continue;
       if (!rule->operands[k] && aggressiveness_ < 1) continue;
       std::optional<HloSharding> s = FromUserRule(*user, *rule, k);
       if (!s || !inst->shape().IsArray()) continue;
