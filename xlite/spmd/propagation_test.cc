@@ -1,5 +1,7 @@
 #include "xlite/spmd/propagation.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -145,6 +147,42 @@ ENTRY %e (a: f32[8,4]) -> f32[8,4] {
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.status().message(), HasSubstr("%a"));
   EXPECT_THAT(result.status().message(), HasSubstr("has 4 devices but the module has 2"));
+}
+
+}  // namespace
+}  // namespace xlite::spmd
+
+namespace xlite::spmd {
+namespace {
+
+// The real pre-partition dump: every instruction gets a sharding, the
+// result verifies, and the chains end at annotations.
+TEST(PropagationCorpusTest, DeepseekTrainStep) {
+  std::ifstream file(XLITE_SOURCE_DIR
+                     "/../shared/corpus/hlo/"
+                     "xla__tools__benchmarks__hlo__nv_maxtext_deepseek_1n4g_jit_train_step_before_"
+                     "optimization.hlo");
+  if (!file) GTEST_SKIP() << "corpus not found next to the repository";
+  std::stringstream text;
+  text << file.rdbuf();
+  Propagated p = Propagate(text.str());
+  ASSERT_NE(p.module, nullptr);
+  EXPECT_EQ(p.result.unsharded, 0);
+  EXPECT_GT(p.result.instructions.size(), 10000u);
+  int64_t ending_at_annotation = 0, forward_or_backward = 0;
+  for (const InstructionOrigins& o : p.result.instructions) {
+    const ShardingOrigin& leaf = o.leaves.empty() ? ShardingOrigin{} : o.leaves[0];
+    if (leaf.kind != ShardingOrigin::Kind::kForward && leaf.kind != ShardingOrigin::Kind::kBackward) {
+      continue;
+    }
+    ++forward_or_backward;
+    const std::string chain = p.result.Chain(o, 0);
+    ending_at_annotation += chain.find("annotated %") != std::string::npos ||
+                            chain.find("[annotations:") != std::string::npos ||
+                            chain.find(" at %") != std::string::npos;
+  }
+  EXPECT_GT(forward_or_backward, 1000);
+  EXPECT_EQ(ending_at_annotation, forward_or_backward);
 }
 
 }  // namespace
