@@ -205,9 +205,23 @@ absl::Status PassArgs::CheckAllUsed(std::string_view pass) const {
   return absl::OkStatus();
 }
 
-const std::vector<PassInfo>& RegisteredPasses() {
-  static const auto* table = new std::vector<PassInfo>(MakeTable());
+namespace {
+
+std::vector<PassInfo>& MutableTable() {
+  static auto* table = new std::vector<PassInfo>(MakeTable());
   return *table;
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& RegisteredPasses() { return MutableTable(); }
+
+void RegisterPass(PassInfo info) {
+  std::vector<PassInfo>& table = MutableTable();
+  auto at = std::lower_bound(table.begin(), table.end(), info,
+                             [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  if (at != table.end() && at->name == info.name) return;
+  table.insert(at, info);
 }
 
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec) {

@@ -49,6 +49,10 @@ struct PassInfo {
 // Every pass, sorted by name.
 const std::vector<PassInfo>& RegisteredPasses();
 
+// Adds a pass from a layer below this one (xlite/spmd registers
+// sharding-propagation); a name already present is kept.
+void RegisterPass(PassInfo info);
+
 // Makes the pass a spec names, e.g. `dce` or `logistic-expander{strategy=exp}`.
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec);
 

@@ -21,6 +21,7 @@ void AddOptCommand(CLI::App& app, int* exit_code);
 void AddRunCommand(CLI::App& app, int* exit_code);
 void AddCostCommand(CLI::App& app, int* exit_code);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
+void AddShardCommand(CLI::App& app, int* exit_code);
 
 }  // namespace xlite::tools
 

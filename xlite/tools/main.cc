@@ -4,6 +4,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "xlite/spmd/propagation.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/out_of_memory.h"
 #include "xlite/tools/process_memory.h"
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   AddRunCommand(app, &exit_code);
   AddCostCommand(app, &exit_code);
   AddCalibrateCommand(app, &exit_code);
+  AddShardCommand(app, &exit_code);
+  xlite::spmd::RegisterSpmdPasses();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
