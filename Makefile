@@ -25,7 +25,11 @@ build: deps
 	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null
 	@ninja -C build -j$(JOBS)
 
-demo: build
+# A first run builds only the command line (the demo needs nothing else);
+# `make test` builds the rest.
+demo: deps
+	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null
+	@ninja -C build -j$(JOBS) xlite
 	build/xlite/tools/xlite verify examples/mlp.hlo
 	build/xlite/tools/xlite stats examples/mlp.hlo
 	build/xlite/tools/xlite run examples/mlp.hlo --random 0

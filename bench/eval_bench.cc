@@ -2,24 +2,16 @@
 // kernel behind both), run through Evaluator::Run on small HLO modules with
 // random inputs; the GFLOP/s counter counts 2 flops per multiply-add.
 #include <memory>
-#include <random>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "xlite/eval/evaluator.h"
+#include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
 namespace {
-
-Literal RandomLiteral(const Shape& shape) {
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  Literal l(shape);
-  for (int64_t i = 0; i < l.element_count(); ++i) l.SetDouble(i, dist(gen));
-  return l;
-}
 
 // Evaluates the module's entry on random arguments once per iteration.
 void RunModule(benchmark::State& state, const std::string& text, double flops) {
@@ -28,10 +20,7 @@ void RunModule(benchmark::State& state, const std::string& text, double flops) {
     state.SkipWithError(std::string(module.status().message()).c_str());
     return;
   }
-  std::vector<Literal> args;
-  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
-    args.push_back(RandomLiteral(p->shape()));
-  }
+  std::vector<Literal> args = runtime::RandomArguments(**module, 1);
   Evaluator evaluator;
   for (auto _ : state) {
     auto result = evaluator.Run(**module, args);

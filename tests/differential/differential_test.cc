@@ -6,7 +6,7 @@
 // also reach its fixed point and never grow a corpus module.
 //
 // Agreement: integers, pred and tokens exactly; floats within kMaxUlps units
-// (or the documented bound of an approximating expander, UlpBoundOf)
+// (or the bound an approximating pass declares, HloPass::max_ulp_error)
 // in the last place of their own type, NaN equal to NaN and -0 equal to +0
 // (algsimp's x+0 -> x documents the latter, as XLA's does); complex per part.
 //
@@ -16,6 +16,7 @@
 // test stops starting modules after kBudgetSeconds (reported as skipped).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -47,18 +48,6 @@ constexpr double kCostCap = 2e6;
 constexpr double kSlowSeconds = 0.5;
 constexpr double kBudgetSeconds = 150;
 constexpr int64_t kMaxUlps = 2;
-
-// Passes that replace an op by an approximation, with the bound their
-// headers document (in units in the last place of the element type).
-int64_t UlpBoundOf(std::string_view spec) {
-  static const auto* bounds = new std::map<std::string, int64_t, std::less<>>{
-      {"cbrt-expander", 128},  // pow(|x|, 1/3): <= 14 ulp f32, <= 101 ulp f64 measured
-      {"erf-expander", 8},     // rational approximation in f32
-      {"pow-expander", 8},     // square-and-multiply: n - 1 roundings, n <= 8
-  };
-  auto it = bounds->find(spec);
-  return it == bounds->end() ? kMaxUlps : it->second;
-}
 
 // Passes not compared, with the reason (none needs arguments today: every
 // registered pass has defaults). Passes that consume or reorder the `rng`
@@ -236,8 +225,9 @@ void CheckSpec(const Input& input, const std::string& spec, const std::vector<Li
     tally.failures.push_back(absl::StrCat(where, ": evaluation failed: ", got.status().message()));
     return;
   }
+  int64_t ulps = std::max(kMaxUlps, pipeline->max_ulp_error());
   for (size_t d = 0; d < want.size(); ++d) {
-    std::string diff = Compare(want[d], (*got)[d], UlpBoundOf(spec));
+    std::string diff = Compare(want[d], (*got)[d], ulps);
     if (!diff.empty()) tally.failures.push_back(absl::StrCat(where, ": device ", d, " ", diff));
   }
 }

@@ -4,8 +4,8 @@
 // the pairing of asynchronous -done/-update ops with their start.
 #include <algorithm>
 
-#include "xlite/analysis/collective_groups.h"
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/collective_groups.h"
+#include "xlite/inference/shape_inference_internal.h"
 #include "xlite/analysis/verifier_internal.h"
 
 namespace xlite::verifier {

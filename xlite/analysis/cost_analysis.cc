@@ -160,7 +160,7 @@ absl::StatusOr<Cost> CostAnalysis::FusionCost(const HloInstruction& fusion) {
   double bytes = static_cast<double>(cost_internal::FusionOutputBytes(fusion));
   for (int64_t i = 0; i < fusion.operand_count(); ++i) {
     const HloInstruction* param = body->parameter_instruction(i);
-    bytes += param != nullptr ? cost_internal::FusionParameterReadBytes(*param)
+    bytes += param != nullptr ? cost_internal::FusionOperandReadBytes(*param)
                               : ShapeBytes(fusion.operand(i)->shape());
   }
   bytes += static_cast<double>(cost_internal::FusionConstantBytes(*body));

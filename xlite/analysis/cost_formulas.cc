@@ -154,19 +154,46 @@ bool TransposeIsBitcast(const HloInstruction& transpose) {
          PhysicalOrderOfNonDegenerateDims(in, nullptr);
 }
 
-int64_t FusionParameterReadBytes(const HloInstruction& param) {
-  if (param.shape().IsTuple()) {
-    // Each element read through its get-tuple-element (once per index).
-    int64_t total = 0;
-    std::vector<int64_t> seen;
-    for (const HloInstruction* user : param.users()) {
-      if (user->opcode() != HloOpcode::kGetTupleElement) continue;
-      if (std::find(seen.begin(), seen.end(), user->tuple_index()) != seen.end()) continue;
-      seen.push_back(user->tuple_index());
-      total += FusionParameterReadBytes(*user);
-    }
-    return total;
+namespace {
+
+// Calls `leaf(index)` for every leaf of a tuple shape, depth first.
+template <typename Fn>
+void ForEachLeafIndex(const Shape& shape, std::vector<int64_t>& index, Fn&& leaf) {
+  if (!shape.IsTuple()) {
+    leaf(index);
+    return;
   }
+  for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+    index.push_back(i);
+    ForEachLeafIndex(shape.tuple_shapes(i), index, leaf);
+    index.pop_back();
+  }
+}
+
+}  // namespace
+
+int64_t FusionOperandReadBytes(const HloInstruction& param) {
+  if (!param.shape().IsTuple()) return FusionParameterReadBytes(param);
+  int64_t total = 0;
+  std::vector<int64_t> index;
+  ForEachLeafIndex(param.shape(), index, [&](const std::vector<int64_t>& leaf) {
+    const HloInstruction* node = &param;
+    // As XLA: a level without a matching get-tuple-element leaves the walk
+    // where it is and the next level searches the same node's users.
+    for (int64_t sub_index : leaf) {
+      for (const HloInstruction* user : node->users()) {
+        if (user->opcode() == HloOpcode::kGetTupleElement && user->tuple_index() == sub_index) {
+          node = user;
+          break;
+        }
+      }
+    }
+    total += FusionParameterReadBytes(*node);
+  });
+  return total;
+}
+
+int64_t FusionParameterReadBytes(const HloInstruction& param) {
   const int64_t full = ShapeBytes(param.shape());
   int64_t total = 0;
   bool shared_read = false;
@@ -185,10 +212,21 @@ int64_t FusionParameterReadBytes(const HloInstruction& param) {
         total += ShapeBytes(user->shape());
         break;
       case HloOpcode::kDynamicSlice:
-        total += user->operand(0) == &param ? ShapeBytes(user->shape()) : full;
+        // The sliced operand is read as the slice; an index shares the read.
+        if (user->operand(0) == &param) {
+          total += ShapeBytes(user->shape());
+        } else if (!shared_read) {
+          total += full;
+          shared_read = true;
+        }
         break;
       case HloOpcode::kDynamicUpdateSlice:
-        total += user->operand(0) == &param ? ShapeBytes(user->operand(1)->shape()) : full;
+        // The updated operand aliases the output (whose bytes are the
+        // update's): it is not read. The update or an index shares the read.
+        if (user->operand(0) != &param && !shared_read) {
+          total += full;
+          shared_read = true;
+        }
         break;
       case HloOpcode::kBroadcast:
       case HloOpcode::kReshape:

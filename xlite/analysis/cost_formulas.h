@@ -35,11 +35,18 @@ double ReduceWindowApplications(const HloInstruction& reduce_window);
 // operand's order the non-degenerate dimensions the same way).
 bool TransposeIsBitcast(const HloInstruction& transpose);
 
-// Bytes a fusion reads for the fused parameter `param`: slices read only
-// their slice, a dynamic-update-slice into the parameter only its update,
-// broadcast and reshape users the whole parameter each, and any other users
-// share one full read.
-int64_t FusionParameterReadBytes(const HloInstruction& param);
+// Bytes a fusion reads through `value` (a fused parameter or one of its
+// get-tuple-elements): slices read only their slice, a dynamic-update-slice
+// into it nothing (it aliases the output), broadcast and reshape users the
+// whole value each,
+// and any other users share one full read (of a tuple: its pointer table).
+int64_t FusionParameterReadBytes(const HloInstruction& value);
+
+// Bytes a fusion reads for its fused parameter `param`. A tuple parameter is
+// priced per leaf, as XLA's FusionProcessOperandBytesRead does: the leaf's
+// get-tuple-element chain is followed as far as it exists and the node it
+// stops at is read, so an unread leaf costs the pointer table of its tuple.
+int64_t FusionOperandReadBytes(const HloInstruction& param);
 // Bytes a fusion writes: each output (tuple element) in full, except one
 // made by a dynamic-update-slice, which writes only its update.
 int64_t FusionOutputBytes(const HloInstruction& fusion);

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/call_graph.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
@@ -222,17 +223,6 @@ ShapeIndex ShapeIndexOfFlat(const Shape& shape, int32_t flat_index) {
   return index;
 }
 
-std::vector<const HloComputation*> DataflowAnalysis::ControlFlowCallees(const HloInstruction& inst) {
-  switch (inst.opcode()) {
-    case HloOpcode::kWhile:
-    case HloOpcode::kConditional:
-    case HloOpcode::kCall:
-      return {inst.called_computations().begin(), inst.called_computations().end()};
-    default:
-      return {};
-  }
-}
-
 const HloInstruction* DataflowAnalysis::CallSiteOf(const HloComputation& c) const {
   auto it = call_site_.find(&c);
   return it == call_site_.end() ? nullptr : it->second;
@@ -241,23 +231,25 @@ const HloInstruction* DataflowAnalysis::CallSiteOf(const HloComputation& c) cons
 absl::Status DataflowAnalysis::FindSequentialComputations() {
   const HloComputation* entry = module_.entry_computation();
   if (entry == nullptr) return InvalidArgument("module has no entry computation");
+  const CallGraph graph(module_);
   call_site_[entry] = nullptr;
-  std::vector<const HloComputation*> stack = {entry};
-  while (!stack.empty()) {
-    const HloComputation* c = stack.back();
-    stack.pop_back();
-    for (const auto& inst : c->instructions()) {
-      for (const HloComputation* callee : ControlFlowCallees(*inst)) {
-        auto [it, inserted] = call_site_.emplace(callee, inst.get());
-        if (!inserted && it->second != inst.get()) {
-          return Unimplemented("computation ", AsAbsl(callee->name()),
-                               " has several control-flow call sites (",
-                               AsAbsl(it->second == nullptr ? "entry" : it->second->name()), ", ",
-                               AsAbsl(inst->name()), "); run flatten-call-graph first");
-        }
-        if (inserted) stack.push_back(callee);
+  // Callers first, so a computation is sequential when a sequential one
+  // calls it as control flow.
+  const std::vector<HloComputation*>& post_order = graph.PostOrder();
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    const HloComputation* c = *it;
+    if (c == entry) continue;
+    const HloInstruction* site = nullptr;
+    for (const CallSite& call : graph.CallSitesOf(*c)) {
+      if (call.kind != CallKind::kControlFlow || !call_site_.contains(call.caller())) continue;
+      if (site != nullptr && site != call.instruction) {
+        return Unimplemented("computation ", AsAbsl(c->name()),
+                             " has several control-flow call sites (", AsAbsl(site->name()), ", ",
+                             AsAbsl(call.instruction->name()), "); run flatten-call-graph first");
       }
+      site = call.instruction;
     }
+    if (site != nullptr) call_site_[c] = site;
   }
   for (const auto& c : module_.computations()) {
     if (call_site_.contains(c.get())) sequential_.push_back(c.get());

@@ -69,9 +69,6 @@ class DataflowAnalysis {
   // The while/conditional/call instruction calling a sequential computation
   // (nullptr for the entry).
   const HloInstruction* CallSiteOf(const HloComputation& c) const;
-  // The computations `inst` runs in sequence with its caller (while
-  // condition and body, conditional branches, call target); empty otherwise.
-  static std::vector<const HloComputation*> ControlFlowCallees(const HloInstruction& inst);
 
  private:
   explicit DataflowAnalysis(const HloModule& module) : module_(module) {}

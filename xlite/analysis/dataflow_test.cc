@@ -17,7 +17,7 @@ namespace {
 
 using testing::Parse;
 
-const HloInstruction* Find(const HloModule& module, std::string_view name) {
+HloInstruction* Find(const HloModule& module, std::string_view name) {
   for (const auto& c : module.computations()) {
     for (const auto& inst : c->instructions()) {
       if (inst->name() == name) return inst.get();
@@ -252,8 +252,7 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   auto aliases = AliasAnalysis::Run(*module);
   ASSERT_TRUE(aliases.ok()) << aliases.status();
-  ModuleSequence text_order = CurrentModuleSequence(*module);
-  auto live = Liveness::Run(**aliases, text_order);
+  auto live = Liveness::Run(**aliases, CurrentSchedule(*module));
   ASSERT_TRUE(live.ok()) << live.status();
   // At ra: p 4 + z 4 + a 1024 + b 1024 + ra 4 = 2060.
   EXPECT_EQ((*live)->peak_bytes(), 2060);
@@ -263,22 +262,21 @@ ENTRY e {
 
   // Reduce a before making b: one f32[256] at a time.
   const HloComputation* entry = module->entry_computation();
-  std::vector<const HloInstruction*> better;
+  std::vector<HloInstruction*> better;
   for (std::string_view name : {"p", "z", "a", "ra", "b", "rb", "t"}) {
     better.push_back(Find(*module, name));
   }
-  ModuleSequence sequence;
-  sequence.Set(*entry, better);
-  sequence.Set(*module->GetComputation("add"), {});
-  auto live2 = Liveness::Run(**aliases, sequence);
+  HloSchedule schedule = HloSchedule::FromDefinitionOrder(*module);
+  schedule.set_sequence(*entry, better);
+  auto live2 = Liveness::Run(**aliases, schedule);
   ASSERT_TRUE(live2.ok()) << live2.status();
   // At rb: p, z, ra, b, rb = 4 + 4 + 4 + 1024 + 4.
   EXPECT_EQ((*live2)->peak_bytes(), 1040);
 
   // An order that reads a value before it is written is refused.
   std::swap(better[2], better[3]);
-  sequence.Set(*entry, better);
-  EXPECT_FALSE(Liveness::Run(**aliases, sequence).ok());
+  schedule.set_sequence(*entry, better);
+  EXPECT_FALSE(Liveness::Run(**aliases, schedule).ok());
 }
 
 TEST(LivenessTest, LoopBodyWorkingSetCountsAtTheCallSite) {
@@ -286,7 +284,7 @@ TEST(LivenessTest, LoopBodyWorkingSetCountsAtTheCallSite) {
   ASSERT_NE(module, nullptr);
   auto aliases = AliasAnalysis::Run(*module);
   ASSERT_TRUE(aliases.ok()) << aliases.status();
-  auto live = Liveness::Run(**aliases, CurrentModuleSequence(*module));
+  auto live = Liveness::Run(**aliases, CurrentSchedule(*module));
   ASSERT_TRUE(live.ok()) << live.status();
   // The body's broadcast `ones` (16 bytes) is live inside the loop, whose
   // steps come before the while itself on the timeline.

@@ -2,83 +2,41 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_set.h"
+#include "xlite/analysis/call_graph.h"
+#include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 
 namespace xlite {
 
-const std::vector<const HloInstruction*>* ModuleSequence::Find(const HloComputation& c) const {
-  auto it = orders_.find(&c);
-  return it == orders_.end() ? nullptr : &it->second;
-}
-
-ModuleSequence CurrentModuleSequence(const HloModule& module) {
-  ModuleSequence sequence;
-  for (const auto& c : module.computations()) {
-    std::vector<const HloInstruction*> order;
-    order.reserve(c->instructions().size());
-    for (const auto& inst : c->instructions()) order.push_back(inst.get());
-    sequence.Set(*c, std::move(order));
-  }
-  return sequence;
-}
-
-absl::Status CheckSequence(const HloComputation& c,
-                           const std::vector<const HloInstruction*>& order) {
-  absl::flat_hash_set<const HloInstruction*> done;
-  for (const HloInstruction* inst : order) {
-    if (inst->parent() != &c) {
-      return InvalidArgument("schedule of ", AsAbsl(c.name()), " lists ", AsAbsl(inst->name()),
-                             " of another computation");
-    }
-    if (!done.insert(inst).second) {
-      return InvalidArgument("schedule of ", AsAbsl(c.name()), " lists ", AsAbsl(inst->name()),
-                             " twice");
-    }
-    auto check_before = [&](const HloInstruction* pred, std::string_view what) -> absl::Status {
-      if (done.contains(pred)) return absl::OkStatus();
-      return InvalidArgument("schedule of ", AsAbsl(c.name()), " puts ", AsAbsl(inst->name()),
-                             " before its ", AsAbsl(what), " ", AsAbsl(pred->name()));
-    };
-    for (const HloInstruction* operand : inst->operands()) {
-      XLITE_RETURN_IF_ERROR(check_before(operand, "operand"));
-    }
-    for (const HloInstruction* pred : inst->control_predecessors()) {
-      XLITE_RETURN_IF_ERROR(check_before(pred, "control predecessor"));
-    }
-  }
-  if (done.size() != c.instructions().size()) {
-    for (const auto& inst : c.instructions()) {
-      if (!done.contains(inst.get())) {
-        return InvalidArgument("schedule of ", AsAbsl(c.name()), " misses ",
-                               AsAbsl(inst->name()));
-      }
-    }
-  }
-  return absl::OkStatus();
+HloSchedule CurrentSchedule(const HloModule& module) {
+  return module.is_scheduled() ? module.schedule() : HloSchedule::FromDefinitionOrder(module);
 }
 
 absl::StatusOr<std::unique_ptr<Liveness>> Liveness::Run(const AliasAnalysis& aliases,
-                                                        const ModuleSequence& sequence) {
+                                                        const HloSchedule& schedule) {
   std::unique_ptr<Liveness> liveness(new Liveness(aliases));
   const HloComputation* entry = aliases.dataflow().module().entry_computation();
-  XLITE_RETURN_IF_ERROR(liveness->Flatten(*entry, sequence));
+  XLITE_RETURN_IF_ERROR(liveness->Flatten(*entry, schedule));
   liveness->ComputeRanges();
   liveness->ComputeProfile();
   return liveness;
 }
 
-absl::Status Liveness::Flatten(const HloComputation& c, const ModuleSequence& sequence) {
-  const std::vector<const HloInstruction*>* order = sequence.Find(c);
-  if (order == nullptr) {
+absl::Status Liveness::Flatten(const HloComputation& c, const HloSchedule& schedule) {
+  if (!schedule.has_sequence(c)) {
     return InvalidArgument("no schedule for computation ", AsAbsl(c.name()));
   }
-  XLITE_RETURN_IF_ERROR(CheckSequence(c, *order));
-  for (const HloInstruction* inst : *order) {
-    for (const HloComputation* callee : DataflowAnalysis::ControlFlowCallees(*inst)) {
-      XLITE_RETURN_IF_ERROR(Flatten(*callee, sequence));
+  absl::Span<HloInstruction* const> order = schedule.sequence(c);
+  XLITE_RETURN_IF_ERROR(VerifySequence(c, order));
+  for (const HloInstruction* inst : order) {
+    // A while's condition and body, a conditional's branches and a call's
+    // target run at the call site, before it.
+    if (CallKindOf(inst->opcode()) == CallKind::kControlFlow) {
+      for (const HloComputation* callee : inst->called_computations()) {
+        XLITE_RETURN_IF_ERROR(Flatten(*callee, schedule));
+      }
     }
     step_[inst] = static_cast<int64_t>(timeline_.size());
     timeline_.push_back(inst);

@@ -13,30 +13,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "xlite/analysis/alias_analysis.h"
+#include "xlite/ir/schedule.h"
 
 namespace xlite {
 
-// The order of every sequential computation. Looked up by computation only;
-// output follows the module's computation order.
-class ModuleSequence {
- public:
-  const std::vector<const HloInstruction*>* Find(const HloComputation& c) const;
-  void Set(const HloComputation& c, std::vector<const HloInstruction*> order) {
-    orders_[&c] = std::move(order);
-  }
-
- private:
-  absl::flat_hash_map<const HloComputation*, std::vector<const HloInstruction*>> orders_;
-};
-
-// The module's schedule as it stands: today the text order of every
-// computation (is_scheduled=true means that order is the schedule). The one
-// place to switch to an explicit module schedule.
-ModuleSequence CurrentModuleSequence(const HloModule& module);
-
-// Fails unless `order` lists every instruction of `c` once, each after its
-// operands and control predecessors.
-absl::Status CheckSequence(const HloComputation& c, const std::vector<const HloInstruction*>& order);
+// The order the module runs in as it stands: its schedule when it is
+// scheduled, else the definition order of every computation.
+HloSchedule CurrentSchedule(const HloModule& module);
 
 struct LiveRange {
   int64_t start = 0;  // step the buffer is written
@@ -45,10 +28,10 @@ struct LiveRange {
 
 class Liveness {
  public:
-  // Every sequential computation of `aliases` must have a valid order in
-  // `sequence`.
+  // Every sequential computation of `aliases` must have a valid sequence in
+  // `schedule` (checked as the verifier does).
   static absl::StatusOr<std::unique_ptr<Liveness>> Run(const AliasAnalysis& aliases,
-                                                       const ModuleSequence& sequence);
+                                                       const HloSchedule& schedule);
 
   const AliasAnalysis& aliases() const { return aliases_; }
   // The flattened timeline: step -> instruction.
@@ -68,7 +51,7 @@ class Liveness {
 
  private:
   explicit Liveness(const AliasAnalysis& aliases) : aliases_(aliases) {}
-  absl::Status Flatten(const HloComputation& c, const ModuleSequence& sequence);
+  absl::Status Flatten(const HloComputation& c, const HloSchedule& schedule);
   void ComputeRanges();
   void ComputeProfile();
 

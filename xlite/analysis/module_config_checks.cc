@@ -1,6 +1,6 @@
 // Checks of the ModuleConfig against the entry computation:
 // entry_computation_layout, input_output_alias and buffer_donor entries.
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier_internal.h"
 
 namespace xlite::verifier {
@@ -108,6 +108,10 @@ void CheckModuleConfig(const HloModule& module, const VerifyOptions& options,
   if (config.replica_count < 1 || config.num_partitions < 1) {
     errors.AddModule(absl::StrCat("replica_count=", config.replica_count, " and num_partitions=",
                                   config.num_partitions, " must be positive"));
+  } else if (int64_t devices = 0;
+             __builtin_mul_overflow(config.replica_count, config.num_partitions, &devices)) {
+    errors.AddModule(absl::StrCat("replica_count=", config.replica_count, " × num_partitions=",
+                                  config.num_partitions, " overflows int64"));
   }
   CheckEntryLayout(module, options, errors);
   CheckAliasing(module, errors);

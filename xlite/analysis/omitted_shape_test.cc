@@ -1,5 +1,5 @@
-// Result shapes left out of HLO text, inferred while parsing through
-// ParseOptions::infer_shape = &InferOmittedShape: one module per opcode
+// Result shapes left out of HLO text, inferred while parsing by
+// xlite/inference's InferOmittedShape: one module per opcode
 // family, the errors (pointing at the instruction), and the opcodes that must
 // declare their shape.
 #include <string>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
@@ -21,9 +21,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseInferring(std::string_view text) {
-  ParseOptions options;
-  options.infer_shape = &InferOmittedShape;
-  return ParseHloModule(text, options);
+  return ParseHloModule(text);
 }
 
 // The entry root's shape (no layout), or "error: <message>".
@@ -256,15 +254,16 @@ ENTRY e {
               HasSubstr("11:12: error: not supported yet: inferring the result shape of scan"));
 }
 
-TEST(OmittedShapeErrorsTest, WithoutInferenceOnlyTheParsersOwnRules) {
+// No caller chooses the rules any more: a plain parse infers the dot.
+TEST(OmittedShapeErrorsTest, EveryParseUsesTheFullRules) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(ENTRY e {
   a = f32[2,10] parameter(0)
   b = f32[10,2] parameter(1)
   ROOT dot = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })");
-  ASSERT_FALSE(module.ok());
-  EXPECT_THAT(std::string(module.status().message()),
-              HasSubstr("4:14: error: not supported yet: omitted result shape for dot"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ((*module)->entry_computation()->root_instruction()->shape().ToString(false),
+            "f32[2,2]");
 }
 
 // Every opcode XLA's parser does not infer must be written with its shape,

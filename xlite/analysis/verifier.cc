@@ -2,7 +2,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier_internal.h"
 
 namespace xlite {
@@ -66,6 +66,12 @@ void CheckCalledComputations(const HloInstruction& inst, const HloModule& module
 
 void CheckInstruction(const HloInstruction& inst, const HloModule& module,
                       const VerifyOptions& options, ErrorSink& errors) {
+  // Every other check may compute sizes from the shape: an invalid one (an
+  // overflowing size, a negative dimension) is reported alone.
+  if (absl::Status valid = ValidateShape(inst.shape()); !valid.ok()) {
+    errors.Add(inst, valid);
+    return;
+  }
   if (!WrittenShapeTriviallyHolds(inst)) {
     absl::StatusOr<Shape> inferred = InferShape(inst);
     if (!inferred.ok()) {
@@ -146,6 +152,7 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOp
     verifier::CheckModuleConfig(module, options, errors);
   }
   verifier::CheckAllReduceLayoutConstraints(module, errors);
+  if (module.is_scheduled()) verifier::CheckSchedule(module, errors);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "xlite/ir/module.h"
 
 namespace xlite {
@@ -34,6 +35,12 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module,
                                          const VerifyOptions& options = {});
 // OK, or InvalidArgument with the first violations (up to 20) joined by newlines.
 absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options = {});
+
+// OK when `sequence` is a valid schedule of `computation` (each instruction
+// once, after its operands and control predecessors), the check the verifier
+// makes of a scheduled module; else InvalidArgument with the first violation.
+absl::Status VerifySequence(const HloComputation& computation,
+                            absl::Span<HloInstruction* const> sequence);
 
 }  // namespace xlite
 

@@ -77,6 +77,9 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors);
 void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors);
 // Layout-sensitive: value-passing ops keep the layouts of what they pass.
 void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, ErrorSink& errors);
+// A scheduled module's schedule: one sequence per non-fusion computation, a
+// topological order of exactly its instructions (verifier_schedule.cc).
+void CheckSchedule(const HloModule& module, ErrorSink& errors);
 // All all-reduces of the module constrain their layout, or none does.
 void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors);
 

@@ -4,7 +4,7 @@
 // through tuples; with the errors that must remain.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/test_util.h"
 #include "xlite/ir/computation.h"
 

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "xlite/analysis/shape_inference.h"
-#include "xlite/analysis/shape_inference_internal.h"
+#include "xlite/inference/shape_inference.h"
+#include "xlite/inference/shape_inference_internal.h"
 #include "xlite/analysis/verifier_internal.h"
 #include "xlite/ir/attribute_names.h"
 

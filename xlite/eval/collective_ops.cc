@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,11 +14,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "xlite/analysis/collective_groups.h"
+#include "xlite/analysis/reduction_kind.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/eval/element_types.h"
 #include "xlite/eval/op_handlers.h"
+#include "xlite/eval/reducer.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/module.h"
 #include "xlite/runtime/communicator.h"
@@ -235,91 +236,15 @@ absl::Status CheckSplit(const Literal& l, int64_t dim, int64_t count) {
 
 // --------------------------------------------------------------- reducing
 
-enum class FastReducer : uint8_t { kNone, kAdd, kMax, kMin, kMul, kAnd, kOr };
-
-// The reducer as one binary op of its two parameters, when it is one.
-FastReducer FastReducerOf(const HloComputation& reducer) {
-  const HloInstruction* root = reducer.root_instruction();
-  if (reducer.num_parameters() != 2 || root->operand_count() != 2) return FastReducer::kNone;
-  const HloInstruction* a = root->operand(0);
-  const HloInstruction* b = root->operand(1);
-  if (a->opcode() != O::kParameter || b->opcode() != O::kParameter ||
-      a->parameter_number() == b->parameter_number()) {
-    return FastReducer::kNone;
-  }
-  switch (root->opcode()) {
-    case O::kAdd: return FastReducer::kAdd;
-    case O::kMaximum: return FastReducer::kMax;
-    case O::kMinimum: return FastReducer::kMin;
-    case O::kMultiply: return FastReducer::kMul;
-    case O::kAnd: return FastReducer::kAnd;
-    case O::kOr: return FastReducer::kOr;
-    default: return FastReducer::kNone;
-  }
-}
-
-// acc[i] = op(acc[i], x[i]) in the element type's compute type; false when
-// the op is not fast-pathed for this type (the caller calls the reducer).
-template <PrimitiveType PT>
-bool CombineFast(FastReducer op, Literal& acc, const Literal& x) {
-  using T = NativeT<PT>;
-  constexpr bool kComplex = std::is_same_v<T, std::complex<float>> ||
-                            std::is_same_v<T, std::complex<double>>;
-  constexpr bool kFloat = std::is_floating_point_v<T>;
-  constexpr bool kBool = std::is_same_v<T, bool>;
-  constexpr bool kInt = std::is_integral_v<T> && !kBool;
-  if ((op == FastReducer::kAnd || op == FastReducer::kOr) && !(kInt || kBool)) return false;
-  if ((op == FastReducer::kMax || op == FastReducer::kMin) && kComplex) return false;
-  if ((op == FastReducer::kAdd || op == FastReducer::kMul) && kBool) return false;
-  auto combine = [op](T a, T b) -> T {
-    if constexpr (kComplex) {
-      return op == FastReducer::kAdd ? a + b : a * b;
-    } else if constexpr (kBool) {
-      return op == FastReducer::kAnd || op == FastReducer::kMin ? (a && b) : (a || b);
-    } else {
-      if (op == FastReducer::kMax || op == FastReducer::kMin) {
-        if constexpr (kFloat) {
-          if (a != a) return a;  // NaN propagates
-          if (b != b) return b;
-        }
-        return op == FastReducer::kMax ? (a < b ? b : a) : (b < a ? b : a);
-      }
-      if constexpr (kInt) {
-        // Wrap like the hardware: compute in the unsigned type.
-        using U = std::make_unsigned_t<T>;
-        switch (op) {
-          case FastReducer::kAdd: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-          case FastReducer::kMul:
-            return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-          case FastReducer::kAnd: return static_cast<T>(a & b);
-          default: return static_cast<T>(a | b);
-        }
-      } else {
-        return op == FastReducer::kAdd ? a + b : a * b;
-      }
-    }
-  };
-  for (int64_t i = 0, n = acc.element_count(); i < n; ++i) {
-    StoreElement<PT>(acc, i, combine(LoadElement<PT>(acc, i), LoadElement<PT>(x, i)));
-  }
-  return true;
-}
-
 // acc = reducer(acc, x) element by element.
-absl::Status Combine(const HloComputation& reducer, FastReducer fast, Literal& acc,
-                     const Literal& x, EvalContext& ctx) {
+absl::Status Combine(const HloComputation& reducer, std::optional<ReductionKind> kind,
+                     Literal& acc, const Literal& x, EvalContext& ctx) {
   if (acc.shape().element_type() != x.shape().element_type() ||
       acc.element_count() != x.element_count()) {
     return InvalidArgument("devices contributed ", acc.shape().ToString(), " and ",
                            x.shape().ToString(), " to one reduction");
   }
-  if (fast != FastReducer::kNone) {
-    XLITE_ASSIGN_OR_RETURN(bool done, DispatchArrayType(
-        acc.shape().element_type(), [&](auto tag) -> absl::StatusOr<bool> {
-          return CombineFast<decltype(tag)::kType>(fast, acc, x);
-        }));
-    if (done) return absl::OkStatus();
-  }
+  if (kind.has_value() && CombineElementwise(*kind, acc, x)) return absl::OkStatus();
   // XLA's verifier lets a reducer take whole arrays, (T[n], T[n]) -> T[n]
   // (its own tests do); such a reducer combines two contributions at once.
   if (const Shape* param = WholeArrayReducerParameter(reducer)) {
@@ -354,12 +279,30 @@ absl::Status Combine(const HloComputation& reducer, FastReducer fast, Literal& a
 absl::StatusOr<Literal> ReduceMembers(const HloInstruction& inst, const Values& values,
                                       size_t k, size_t count, EvalContext& ctx) {
   const HloComputation& reducer = *inst.to_apply();
-  FastReducer fast = FastReducerOf(reducer);
+  std::optional<ReductionKind> kind = MatchReductionKind(reducer);
   Literal acc = Part((*values)[0], k, count);
   for (size_t m = 1; m < values->size(); ++m) {
-    XLITE_RETURN_IF_ERROR(Combine(reducer, fast, acc, Part((*values)[m], k, count), ctx));
+    XLITE_RETURN_IF_ERROR(Combine(reducer, kind, acc, Part((*values)[m], k, count), ctx));
   }
   return acc;
+}
+
+// ------------------------------------------------------- native forms
+
+// The communicator when a one-operand collective over `group` may take a
+// native form (several operands always go through Exchange).
+Communicator* NativeCommunicator(const Group& group, Operands operands, EvalContext& ctx) {
+  if (group.members.size() < 2 || operands.size() != 1 || !operands[0]->shape().IsArray()) {
+    return nullptr;
+  }
+  return ctx.options().communicator;
+}
+
+// The `count` equal blocks of `l` along `dim`.
+std::vector<Literal> BlocksAlong(const Literal& l, int64_t dim, int64_t count) {
+  std::vector<Literal> blocks;
+  for (int64_t i = 0; i < count; ++i) blocks.push_back(BlockAlong(l, dim, i, count));
+  return blocks;
 }
 
 // ------------------------------------------------------------- handlers
@@ -367,6 +310,13 @@ absl::StatusOr<Literal> ReduceMembers(const HloInstruction& inst, const Values& 
 absl::StatusOr<Literal> AllReduceValue(const HloInstruction& inst, Operands operands,
                                        EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
+                           comm->AllReduce(KeyOf(inst), group.members[group.position],
+                                           group.members, *kind, *operands[0]));
+    if (native.has_value()) return *std::move(native);
+  }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
   return PerOperand(operands.size(), [&](size_t k) {
     return ReduceMembers(inst, values, k, operands.size(), ctx);
@@ -447,6 +397,14 @@ absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst, Operands opera
   XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
   int64_t n = static_cast<int64_t>(group.members.size());
   for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
+                           comm->ReduceScatter(KeyOf(inst), group.members[group.position],
+                                               group.members, *kind,
+                                               BlocksAlong(*operands[0], dim, n)));
+    if (native.has_value()) return *std::move(native);
+  }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
   return PerOperand(operands.size(), [&](size_t k) -> absl::StatusOr<Literal> {
     XLITE_ASSIGN_OR_RETURN(Literal sum, ReduceMembers(inst, values, k, operands.size(), ctx));
@@ -473,6 +431,16 @@ absl::StatusOr<Literal> AllToAll(const HloInstruction& inst, Operands operands,
   }
   XLITE_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst));
   for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx)) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<std::vector<Literal>> native,
+                           comm->AllToAll(KeyOf(inst), group.members[group.position],
+                                          group.members, BlocksAlong(*operands[0], dim, n)));
+    if (native.has_value()) {
+      std::vector<const Literal*> parts;
+      for (const Literal& b : *native) parts.push_back(&b);
+      return ConcatAlong(parts, dim);
+    }
+  }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
   // Block i of member m's operand lands as block m of member i's result.
   return PerOperand(count, [&](size_t k) -> absl::StatusOr<Literal> {

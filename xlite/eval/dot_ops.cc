@@ -157,7 +157,11 @@ void FastDot(const DotIndexing& ix, const Literal& lhs, const Literal& rhs, floa
 }
 
 absl::StatusOr<Literal> Dot(const HloInstruction& inst, Operands operands, EvalContext&) {
-  return EvaluateDot(*operands[0], *operands[1], inst.attrs<DotAttrs>().dims, inst.shape());
+  const DotAttrs& attrs = inst.attrs<DotAttrs>();
+  // The layout of XLA's sparse metadata (which kept element sits where in a
+  // group) is a hardware format, not specified with the op.
+  if (!attrs.sparsity.empty()) return Unimplemented("sparse dot");
+  return EvaluateDot(*operands[0], *operands[1], attrs.dims, inst.shape());
 }
 
 // ragged-dot with group_sizes [g] splitting lhs's ragged dimension into g

@@ -7,6 +7,7 @@
 #include <complex>
 #include <limits>
 
+#include "xlite/eval/combining_functors.h"
 #include "xlite/eval/elementwise_internal.h"
 
 namespace xlite::eval {
@@ -14,46 +15,11 @@ namespace {
 
 using O = HloOpcode;
 
-template <Int T>
-T WrapAdd(T a, T b) {
-  using W = WideUnsigned<T>;
-  return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
-}
-template <Int T>
-T WrapSub(T a, T b) {
-  using W = WideUnsigned<T>;
-  return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
-}
-template <Int T>
-T WrapMul(T a, T b) {
-  using W = WideUnsigned<T>;
-  return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
-}
-
-// pred arithmetic behaves like int8(a) OP int8(b) != 0, as in XLA.
-struct Add {
-  template <Pred T>
-  bool operator()(T a, T b) const { return a || b; }
-  template <Int T>
-  T operator()(T a, T b) const { return WrapAdd(a, b); }
-  template <RealOrCplx T>
-  T operator()(T a, T b) const { return a + b; }
-};
-
 struct Subtract {
   template <Int T>
   T operator()(T a, T b) const { return WrapSub(a, b); }
   template <RealOrCplx T>
   T operator()(T a, T b) const { return a - b; }
-};
-
-struct Multiply {
-  template <Pred T>
-  bool operator()(T a, T b) const { return a && b; }
-  template <Int T>
-  T operator()(T a, T b) const { return WrapMul(a, b); }
-  template <RealOrCplx T>
-  T operator()(T a, T b) const { return a * b; }
 };
 
 struct Divide {
@@ -83,25 +49,6 @@ struct Remainder {
   template <Real T>
   T operator()(T a, T b) const { return std::fmod(a, b); }
 };
-
-// maximum (kMax) and minimum: pred as or/and; floats propagate NaN; equal
-// values give the first operand (std::max's rule, as XLA's evaluator).
-template <bool kMax>
-struct Extremum {
-  template <Pred T>
-  bool operator()(T a, T b) const { return kMax ? (a || b) : (a && b); }
-  template <typename T>
-    requires Int<T> || Real<T>
-  T operator()(T a, T b) const {
-    if constexpr (Real<T>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return (kMax ? a < b : b < a) ? b : a;
-  }
-};
-using Maximum = Extremum<true>;
-using Minimum = Extremum<false>;
 
 struct Power {
   template <Int T>
@@ -135,25 +82,6 @@ struct Power {
 struct Atan2 {
   template <Real T>
   T operator()(T y, T x) const { return std::atan2(y, x); }
-};
-
-struct And {
-  template <Pred T>
-  bool operator()(T a, T b) const { return a && b; }
-  template <Int T>
-  T operator()(T a, T b) const { return static_cast<T>(a & b); }
-};
-struct Or {
-  template <Pred T>
-  bool operator()(T a, T b) const { return a || b; }
-  template <Int T>
-  T operator()(T a, T b) const { return static_cast<T>(a | b); }
-};
-struct Xor {
-  template <Pred T>
-  bool operator()(T a, T b) const { return a != b; }
-  template <Int T>
-  T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
 };
 
 // The shift count read as an unsigned value of the operand's width.

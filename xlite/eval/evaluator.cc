@@ -1,6 +1,8 @@
 #include "xlite/eval/evaluator.h"
 
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <random>
 #include <utility>
 
@@ -83,6 +85,7 @@ class Evaluator::Impl : public eval::EvalContext {
       return InvalidArgument("computation ", computation.name(), " takes ",
                              computation.num_parameters(), " arguments, got ", args.size());
     }
+    XLITE_RETURN_IF_ERROR(CheckDeadline());
     const ComputationPlan& plan = PlanFor(computation);
     size_t n = plan.order.size();
     std::vector<Literal> owned(n);
@@ -95,15 +98,11 @@ class Evaluator::Impl : public eval::EvalContext {
         value[i] = args[inst.parameter_number()];
         continue;
       }
+      if (absl::Status in_time = CheckDeadline(); !in_time.ok()) return Annotate(in_time, inst);
       operands.clear();
       for (int32_t slot : plan.operand_slots[i]) operands.push_back(value[slot]);
-      eval::OpHandler handler = handlers_.Get(inst.opcode());
-      if (handler == nullptr) {
-        return Unimplemented("the evaluator has no rule for ", AsAbsl(OpcodeName(inst.opcode())),
-                             " (instruction %", inst.name(), ")");
-      }
-      absl::StatusOr<Literal> result = handler(inst, operands, *this);
-      if (!result.ok()) return Annotate(result.status(), inst);
+      absl::StatusOr<Literal> result = Evaluate(inst, operands);
+      if (!result.ok()) return result.status();
       owned[i] = *std::move(result);
       value[i] = &owned[i];
       // Drop operand values nobody reads any more (the root stays).
@@ -116,7 +115,42 @@ class Evaluator::Impl : public eval::EvalContext {
     return *value[root];  // the root is a parameter: copy it out
   }
 
+  // One instruction on its operand values; errors name the instruction.
+  absl::StatusOr<Literal> Evaluate(const HloInstruction& inst,
+                                   absl::Span<const Literal* const> operands) {
+    eval::OpHandler handler = handlers_.Get(inst.opcode());
+    if (handler == nullptr) {
+      return Unimplemented("the evaluator has no rule for ", AsAbsl(OpcodeName(inst.opcode())),
+                           " (instruction %", inst.name(), ")");
+    }
+    absl::StatusOr<Literal> result = RunHandler(handler, inst, operands);
+    if (!result.ok()) return Annotate(result.status(), inst);
+    return result;
+  }
+
  private:
+  absl::Status CheckDeadline() const {
+    if (options_.deadline == std::chrono::steady_clock::time_point::max() ||
+        std::chrono::steady_clock::now() < options_.deadline) {
+      return absl::OkStatus();
+    }
+    return absl::DeadlineExceededError("the evaluation ran out of time");
+  }
+
+  // Handlers allocate their results (and scratch) as literals: running out
+  // of memory there is an error of this instruction, not an abort.
+  absl::StatusOr<Literal> RunHandler(eval::OpHandler handler, const HloInstruction& inst,
+                                     absl::Span<const Literal* const> operands) {
+    try {
+      return handler(inst, operands, *this);
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory while evaluating it (its result ",
+                                                     inst.shape().ToString(), " takes ",
+                                                     CheckedStorageBytes(inst.shape()), " bytes)"));
+  }
+
   static absl::Status Annotate(const absl::Status& status, const HloInstruction& inst) {
     // Nested calls already named the inner instruction: this adds the path.
     return absl::Status(status.code(), absl::StrCat("%", inst.name(), " (",
@@ -160,6 +194,15 @@ absl::StatusOr<Literal> Evaluator::Run(const HloModule& module, absl::Span<const
 absl::StatusOr<Literal> Evaluator::RunComputation(const HloComputation& computation,
                                                   absl::Span<const Literal* const> args) {
   return impl_->Call(computation, args);
+}
+
+absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands) {
+  if (static_cast<int64_t>(operands.size()) != inst.operand_count()) {
+    return InvalidArgument("%", inst.name(), " has ", inst.operand_count(), " operands, got ",
+                           operands.size(), " values");
+  }
+  return impl_->Evaluate(inst, operands);
 }
 
 namespace eval {

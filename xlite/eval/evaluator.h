@@ -5,6 +5,7 @@
 #ifndef XLITE_EVAL_EVALUATOR_H_
 #define XLITE_EVAL_EVALUATOR_H_
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct EvalOptions {
   // Seed of the `rng` op's stream (rng-bit-generator takes its state as an
   // operand and needs none).
   uint64_t rng_seed = 0;
+  // Evaluation stops with DeadlineExceeded once this time has passed. It is
+  // polled before every instruction and every computation call (so each
+  // while iteration, reducer and branch), not inside one instruction's loop.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 class Evaluator {
@@ -49,6 +54,11 @@ class Evaluator {
   // Runs any computation of a module on `args`.
   absl::StatusOr<Literal> RunComputation(const HloComputation& computation,
                                          absl::Span<const Literal* const> args);
+  // Evaluates one instruction on the values of its operands (one per
+  // operand, in order), calling into its computations as needed: what
+  // constant folding asks. Unimplemented when no rule covers the opcode.
+  absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& inst,
+                                              absl::Span<const Literal* const> operands);
 
  private:
   class Impl;

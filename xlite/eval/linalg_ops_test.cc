@@ -2,7 +2,6 @@
 #include <complex>
 #include <fstream>
 #include <map>
-#include <random>
 #include <sstream>
 #include <string>
 
@@ -12,6 +11,7 @@
 #include "xlite/base/strings.h"
 #include "xlite/eval/eval_test_util.h"
 #include "xlite/eval/linalg_internal.h"
+#include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"
 
 namespace xlite::eval {
@@ -392,12 +392,6 @@ ENTRY e {
 
 // ------------------------------------------- fast path vs generic path
 
-Literal RandomF32(const Shape& shape, std::mt19937& gen) {
-  std::uniform_real_distribution<float> dist(-1, 1);
-  Literal l(shape);
-  for (int64_t i = 0; i < l.element_count(); ++i) l.SetDouble(i, dist(gen));
-  return l;
-}
 
 void ExpectClose(const Literal& a, const Literal& b, double tol) {
   ASSERT_EQ(a.element_count(), b.element_count());
@@ -407,14 +401,14 @@ void ExpectClose(const Literal& a, const Literal& b, double tol) {
 }
 
 TEST(FastPath, DotAgreesWithGeneric) {
-  std::mt19937 gen(7);
+  uint64_t gen = 7;
   // Odd sizes cross every tile and block edge (4x8 tiles, 256-deep blocks).
   Shape lhs(PrimitiveType::F32, {3, 37, 2, 300});
   Shape rhs(PrimitiveType::F32, {300, 3, 2, 19});
   DotDimensions dims{{0}, {1}, {2, 3}, {2, 0}};  // batch lhs/rhs, contracting lhs/rhs
   // lhs free: 37; contracting: (2, 300); rhs free: 19.
   Shape result(PrimitiveType::F32, {3, 37, 19});
-  Literal a = RandomF32(lhs, gen), b = RandomF32(rhs, gen);
+  Literal a = runtime::RandomLiteral(lhs, gen), b = runtime::RandomLiteral(rhs, gen);
   auto fast = EvaluateDot(a, b, dims, result, true);
   auto slow = EvaluateDot(a, b, dims, result, false);
   ASSERT_TRUE(fast.ok()) << fast.status();
@@ -423,7 +417,7 @@ TEST(FastPath, DotAgreesWithGeneric) {
 }
 
 TEST(FastPath, ConvolutionAgreesWithGeneric) {
-  std::mt19937 gen(11);
+  uint64_t gen = 11;
   const char* kModules[] = {
       R"(HloModule m
 ENTRY e {
@@ -448,8 +442,8 @@ ENTRY e {
     auto module = ParseHloModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     const HloInstruction& conv = *(*module)->entry_computation()->root_instruction();
-    Literal x = RandomF32(conv.operand(0)->shape(), gen);
-    Literal k = RandomF32(conv.operand(1)->shape(), gen);
+    Literal x = runtime::RandomLiteral(conv.operand(0)->shape(), gen);
+    Literal k = runtime::RandomLiteral(conv.operand(1)->shape(), gen);
     const auto& attrs = conv.attrs<ConvolutionAttrs>();
     auto fast = EvaluateConvolution(x, k, attrs, conv.shape(), true);
     auto slow = EvaluateConvolution(x, k, attrs, conv.shape(), false);

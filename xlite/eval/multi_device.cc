@@ -16,7 +16,11 @@ absl::StatusOr<std::vector<Literal>> EvaluateOnAllDevices(
     return InvalidArgument("module ", module.name(), " has ", replicas, " replicas and ",
                            partitions, " partitions");
   }
-  int64_t devices = replicas * partitions;
+  int64_t devices = module.config().DeviceCount();
+  if (devices > kMaxInProcessDevices) {
+    return InvalidArgument("module ", module.name(), " needs ", devices,
+                           " devices; one process runs at most ", kMaxInProcessDevices);
+  }
   if (per_device_args.size() != 1 && static_cast<int64_t>(per_device_args.size()) != devices) {
     return InvalidArgument("expected 1 or ", devices, " argument lists, got ",
                            per_device_args.size());
@@ -40,8 +44,11 @@ absl::StatusOr<std::vector<Literal>> EvaluateOnAllDevices(
     for (int64_t d = 0; d < devices; ++d) threads.emplace_back(run_device, d);
     for (std::thread& t : threads) t.join();
   }
-  // The first error that is not a peer's cascade ("device N failed") says
-  // what went wrong.
+  return DeviceResultsOrRootCause(std::move(results));
+}
+
+absl::StatusOr<std::vector<Literal>> DeviceResultsOrRootCause(
+    std::vector<absl::StatusOr<Literal>> results) {
   const absl::Status* first_error = nullptr;
   for (const auto& r : results) {
     if (r.ok()) continue;
@@ -50,7 +57,7 @@ absl::StatusOr<std::vector<Literal>> EvaluateOnAllDevices(
   }
   if (first_error != nullptr) return *first_error;
   std::vector<Literal> out;
-  out.reserve(devices);
+  out.reserve(results.size());
   for (auto& r : results) out.push_back(*std::move(r));
   return out;
 }

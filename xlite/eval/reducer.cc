@@ -2,11 +2,11 @@
 
 #include <bit>
 #include <cmath>
-#include <complex>
 #include <cstring>
 #include <type_traits>
 
 #include "xlite/base/status.h"
+#include "xlite/eval/combining_functors.h"
 #include "xlite/eval/element_types.h"
 #include "xlite/eval/reduction_internal.h"
 
@@ -14,74 +14,6 @@ namespace xlite::eval {
 namespace {
 
 using O = HloOpcode;
-
-template <typename T>
-constexpr bool kIsComplex = false;
-template <typename T>
-constexpr bool kIsComplex<std::complex<T>> = true;
-
-// The native ops. Integers compute in uint64 so wrap-around is defined for
-// every width (sub-byte types keep their low bits when stored); pred add and
-// maximum are OR, multiply and minimum AND, as XLA's evaluator does.
-// add (kAdd) or multiply.
-template <HloOpcode kOp>
-struct ArithmeticOp {
-  template <typename T>
-  static constexpr bool kSupports = true;
-  template <typename T>
-  T operator()(T a, T b) const {
-    constexpr bool kAdd = kOp == O::kAdd;
-    if constexpr (std::is_same_v<T, bool>) {
-      return kAdd ? (a || b) : (a && b);
-    } else if constexpr (std::is_integral_v<T>) {
-      uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
-      return static_cast<T>(kAdd ? x + y : x * y);
-    } else {
-      return kAdd ? a + b : a * b;
-    }
-  }
-};
-
-// maximum (kMax) or minimum: NaN propagates; equal values keep the first
-// operand (std::max's rule, so max(-0, +0) is -0).
-template <bool kMax>
-struct MaxMinOp {
-  template <typename T>
-  static constexpr bool kSupports = !kIsComplex<T>;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) {
-      return kMax ? (a || b) : (a && b);
-    } else {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(a)) return a;
-        if (std::isnan(b)) return b;
-      }
-      if constexpr (kMax) {
-        return a < b ? b : a;
-      } else {
-        return b < a ? b : a;
-      }
-    }
-  }
-};
-
-// and / or / xor, on integers and pred.
-template <HloOpcode kOp>
-struct BitwiseOp {
-  template <typename T>
-  static constexpr bool kSupports = std::is_integral_v<T>;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (kOp == O::kAnd) {
-      return static_cast<T>(a & b);
-    } else if constexpr (kOp == O::kOr) {
-      return static_cast<T>(a | b);
-    } else {
-      return static_cast<T>(a ^ b);
-    }
-  }
-};
 
 // Rounds a narrow float's compute value to the type, as storing each
 // intermediate result of the reducer would.
@@ -147,30 +79,28 @@ class NativeCombiner final : public Combiner {
   T acc_{};
 };
 
+// Whether kernel Op covers element type PT (and/or/xor need integers or
+// pred, maximum/minimum reject complex): its overloads decide.
+template <PrimitiveType PT, typename Op>
+constexpr bool kNativeSupports = std::is_invocable_v<const Op&, NativeT<PT>, NativeT<PT>>;
+
 template <PrimitiveType PT, typename Op>
 std::unique_ptr<Combiner> MakeNative(const Literal& input, bool accumulator_last) {
-  if constexpr (Op::template kSupports<NativeT<PT>>) {
+  if constexpr (kNativeSupports<PT, Op>) {
     return std::make_unique<NativeCombiner<PT, Op>>(input, accumulator_last);
   } else {
     return nullptr;
   }
 }
 
-std::unique_ptr<Combiner> MakeNativeCombiner(HloOpcode op, const Literal& input,
+std::unique_ptr<Combiner> MakeNativeCombiner(ReductionKind kind, const Literal& input,
                                              bool accumulator_last) {
   absl::StatusOr<std::unique_ptr<Combiner>> made = DispatchArrayType(
       input.shape().element_type(), [&](auto tag) -> absl::StatusOr<std::unique_ptr<Combiner>> {
         constexpr PrimitiveType PT = decltype(tag)::kType;
-        switch (op) {
-          case O::kAdd: return MakeNative<PT, ArithmeticOp<O::kAdd>>(input, accumulator_last);
-          case O::kMultiply: return MakeNative<PT, ArithmeticOp<O::kMultiply>>(input, accumulator_last);
-          case O::kMaximum: return MakeNative<PT, MaxMinOp<true>>(input, accumulator_last);
-          case O::kMinimum: return MakeNative<PT, MaxMinOp<false>>(input, accumulator_last);
-          case O::kAnd: return MakeNative<PT, BitwiseOp<O::kAnd>>(input, accumulator_last);
-          case O::kOr: return MakeNative<PT, BitwiseOp<O::kOr>>(input, accumulator_last);
-          case O::kXor: return MakeNative<PT, BitwiseOp<O::kXor>>(input, accumulator_last);
-          default: return std::unique_ptr<Combiner>();
-        }
+        return WithCombiningFunctor(kind, [&](auto op) {
+          return MakeNative<PT, decltype(op)>(input, accumulator_last);
+        });
       });
   return made.ok() ? *std::move(made) : nullptr;
 }
@@ -270,42 +200,27 @@ void CopyElement(const Literal& from, int64_t from_index, Literal& to, int64_t t
               to_bytes);
 }
 
-std::optional<HloOpcode> MatchBinaryReducer(const HloComputation& computation) {
-  if (computation.num_parameters() != 2) return std::nullopt;
-  const HloInstruction* p0 = computation.parameter_instruction(0);
-  const HloInstruction* p1 = computation.parameter_instruction(1);
-  if (p0 == nullptr || p1 == nullptr || !IsScalarParameter(p0) || !IsScalarParameter(p1) ||
-      p0->shape().element_type() != p1->shape().element_type()) {
-    return std::nullopt;
+bool CombineElementwise(ReductionKind kind, Literal& acc, const Literal& x) {
+  if (acc.shape().element_type() != x.shape().element_type() ||
+      acc.element_count() != x.element_count()) {
+    return false;
   }
-  const HloInstruction* root = computation.root_instruction();
-  if (root == nullptr) return std::nullopt;
-  if (root->opcode() == O::kTuple && root->operand_count() == 1) root = root->operand(0);
-  switch (root->opcode()) {
-    case O::kAdd: case O::kMultiply: case O::kMaximum: case O::kMinimum:
-    case O::kAnd: case O::kOr: case O::kXor:
-      break;
-    default:
-      return std::nullopt;
-  }
-  if (root->operand_count() != 2 || !root->shape().IsScalar() ||
-      root->shape().element_type() != p0->shape().element_type()) {
-    return std::nullopt;
-  }
-  const HloInstruction* a = root->operand(0);
-  const HloInstruction* b = root->operand(1);
-  if ((a == p0 && b == p1) || (a == p1 && b == p0)) return root->opcode();
-  return std::nullopt;
-}
-
-bool NativeBinarySupports(HloOpcode op, PrimitiveType t) {
-  if (!IsArrayType(t)) return false;
-  switch (op) {
-    case O::kAdd: case O::kMultiply: return true;
-    case O::kMaximum: case O::kMinimum: return !IsComplex(t);
-    case O::kAnd: case O::kOr: case O::kXor: return IsInteger(t) || IsPred(t);
-    default: return false;
-  }
+  absl::StatusOr<bool> done = DispatchArrayType(
+      acc.shape().element_type(), [&](auto tag) -> absl::StatusOr<bool> {
+        constexpr PrimitiveType PT = decltype(tag)::kType;
+        return WithCombiningFunctor(kind, [&](auto op) {
+          if constexpr (kNativeSupports<PT, decltype(op)>) {
+            // StoreElement rounds narrow floats to the type after each step.
+            for (int64_t i = 0, n = acc.element_count(); i < n; ++i) {
+              StoreElement<PT>(acc, i, op(LoadElement<PT>(acc, i), LoadElement<PT>(x, i)));
+            }
+            return true;
+          } else {
+            return false;
+          }
+        });
+      });
+  return done.ok() && *done;
 }
 
 std::optional<ParameterCompare> MatchParameterCompare(const HloComputation& computation) {
@@ -411,11 +326,11 @@ absl::StatusOr<std::unique_ptr<Combiner>> Combiner::Make(const HloComputation& r
     }
   }
   if (n == 1) {
-    std::optional<HloOpcode> op = MatchBinaryReducer(reducer);
+    std::optional<ReductionKind> kind = MatchReductionKind(reducer);
     PrimitiveType t = inputs[0]->shape().element_type();
-    if (op && reducer.parameter_instruction(0)->shape().element_type() == t &&
-        NativeBinarySupports(*op, t)) {
-      if (std::unique_ptr<Combiner> native = MakeNativeCombiner(*op, *inputs[0], accumulator_last)) {
+    if (kind && reducer.parameter_instruction(0)->shape().element_type() == t) {
+      if (std::unique_ptr<Combiner> native =
+              MakeNativeCombiner(*kind, *inputs[0], accumulator_last)) {
         return native;
       }
     }

@@ -1,7 +1,7 @@
 // Reducer and comparator computations as the reduction-family handlers call
-// them: recognizers for the common one-instruction forms, a Combiner that
-// folds elements natively when the reducer is recognized (else through
-// EvalContext::Call), and compare keys that order elements like `compare`.
+// them: a Combiner that folds elements natively when analysis/reduction_kind
+// recognises the reducer (else through EvalContext::Call), the comparator
+// recogniser, and compare keys that order elements like `compare`.
 #ifndef XLITE_EVAL_REDUCER_H_
 #define XLITE_EVAL_REDUCER_H_
 
@@ -12,22 +12,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xlite/analysis/reduction_kind.h"
 #include "xlite/eval/eval_context.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/literal.h"
 
 namespace xlite::eval {
 
-// The opcode of a reducer that is one add / multiply / maximum / minimum /
-// and / or / xor of its two scalar parameters (either order), all of one
-// element type; the root may also be a one-element tuple of that op (a
-// variadic-style reducer with N = 1). nullopt for anything else.
-std::optional<HloOpcode> MatchBinaryReducer(const HloComputation& computation);
-
-// Whether the native form of `op` (one MatchBinaryReducer returns) covers
-// element type `t`: and/or/xor need integers or pred, maximum/minimum reject
-// complex. Elsewhere the reducer is called as a computation.
-bool NativeBinarySupports(HloOpcode op, PrimitiveType t);
+// acc[i] = op(acc[i], x[i]) for every element with the combining kernel of
+// `kind` (combining_functors.h); false, with `acc` untouched, when the kernel
+// does not cover the element type or the arrays differ in type or size (the
+// caller then calls the reducer).
+bool CombineElementwise(ReductionKind kind, Literal& acc, const Literal& x);
 
 // A comparator whose root is `compare(parameter(lhs), parameter(rhs))`.
 struct ParameterCompare {
@@ -68,7 +64,7 @@ class CompareKeys {
 // Folds scalars with a reducer computation, N accumulators against N input
 // arrays: acc = reducer(acc..., x...) (or reducer(x..., acc...) with
 // accumulator_last, the order select-and-scatter's scatter uses). One
-// accumulator with a MatchBinaryReducer reducer folds natively with the op's
+// accumulator with a MatchReductionKind reducer folds natively with the op's
 // exact semantics (integers wrap, maximum/minimum propagate NaN, narrow
 // floats round to their type after every step); anything else calls the
 // computation once per element.

@@ -25,9 +25,6 @@ std::string Binary(const std::string& name, const std::string& t, const std::str
 std::string Computations() {
   return "HloModule m\n" + Binary("add", "f32", "ROOT c = f32[] add(a, b)") +
          Binary("max_swapped", "f32", "ROOT c = f32[] maximum(b, a)") +
-         Binary("xor_tuple", "s32", "x = s32[] xor(a, b)\nROOT t = (s32[]) tuple(x)") +
-         Binary("sub", "f32", "ROOT c = f32[] subtract(a, b)") +
-         Binary("twice", "f32", "ROOT c = f32[] add(a, a)") +
          Binary("fma", "f32", "m = f32[] multiply(a, b)\nROOT c = f32[] add(m, b)") +
          Binary("ge", "f32", "ROOT c = pred[] compare(b, a), direction=GE, type=TOTALORDER") +
          "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
@@ -56,18 +53,6 @@ class Reducer : public ::testing::Test {
   const HloComputation& C(const char* name) { return *module_->GetComputation(name); }
   std::unique_ptr<HloModule> module_;
 };
-
-TEST_F(Reducer, MatchesOneBinaryOpOfTheTwoParameters) {
-  EXPECT_EQ(MatchBinaryReducer(C("add")), HloOpcode::kAdd);
-  EXPECT_EQ(MatchBinaryReducer(C("max_swapped")), HloOpcode::kMaximum);
-  EXPECT_EQ(MatchBinaryReducer(C("xor_tuple")), HloOpcode::kXor);
-  EXPECT_EQ(MatchBinaryReducer(C("sub")), std::nullopt);
-  EXPECT_EQ(MatchBinaryReducer(C("twice")), std::nullopt);
-  EXPECT_EQ(MatchBinaryReducer(C("fma")), std::nullopt);
-  EXPECT_TRUE(NativeBinarySupports(HloOpcode::kXor, PrimitiveType::U8));
-  EXPECT_FALSE(NativeBinarySupports(HloOpcode::kXor, PrimitiveType::F32));
-  EXPECT_FALSE(NativeBinarySupports(HloOpcode::kMaximum, PrimitiveType::C64));
-}
 
 TEST_F(Reducer, MatchesAParameterCompare) {
   std::optional<ParameterCompare> cmp = MatchParameterCompare(C("ge"));
@@ -115,6 +100,28 @@ TEST_F(Reducer, NativeFoldsInOrderAndStores) {
   (*max)->Store({&out_ptr, 1}, 1);
   EXPECT_EQ(out.GetDouble(0), 5);
   EXPECT_EQ(out.GetDouble(1), 4);
+}
+
+TEST(CombineElementwise, SharesTheElementwiseKernels) {
+  Literal acc = MakeLiteral("f32[3]", {1, NAN, -2});
+  Literal x = MakeLiteral("f32[3]", {NAN, 5, -3});
+  ASSERT_TRUE(CombineElementwise(ReductionKind::kMaximum, acc, x));
+  EXPECT_TRUE(std::isnan(acc.GetDouble(0)));  // NaN propagates from either side
+  EXPECT_TRUE(std::isnan(acc.GetDouble(1)));
+  EXPECT_EQ(acc.GetDouble(2), -2);
+  Literal bits = MakeLiteral("u8[2]", {0xf0, 3});
+  Literal mask = MakeLiteral("u8[2]", {0xff, 1});
+  ASSERT_TRUE(CombineElementwise(ReductionKind::kXor, bits, mask));
+  EXPECT_EQ(bits.GetInt64(0), 0x0f);
+  EXPECT_EQ(bits.GetInt64(1), 2);
+  Literal wrap = MakeLiteral("s8[1]", {100});
+  ASSERT_TRUE(CombineElementwise(ReductionKind::kAdd, wrap, MakeLiteral("s8[1]", {100})));
+  EXPECT_EQ(wrap.GetInt64(0), -56);
+  // No kernel: xor of floats, max of complex, mismatched sizes.
+  EXPECT_FALSE(CombineElementwise(ReductionKind::kXor, acc, x));
+  Literal c = MakeLiteral("c64[1]", {1});
+  EXPECT_FALSE(CombineElementwise(ReductionKind::kMaximum, c, c));
+  EXPECT_FALSE(CombineElementwise(ReductionKind::kAdd, acc, bits));
 }
 
 TEST(CompareKeys, TotalOrderAndFloatDiffer) {

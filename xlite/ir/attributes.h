@@ -36,6 +36,17 @@ struct RaggedDotDimensions {
   bool operator==(const RaggedDotDimensions&) const = default;
 };
 
+// A structured-sparse dot operand (XLA's SparsityDescriptor, text
+// `sparsity=L.1@2:4`): operand `operand` (0 = lhs, 1 = rhs) keeps `n` of every
+// `m` elements along its contracting dimension `dimension`, stored compressed;
+// a metadata operand (u16, after lhs and rhs) says where the kept ones lie.
+struct SparsityDescriptor {
+  int64_t operand = 0;
+  int64_t dimension = 0;
+  int64_t n = 0, m = 0;
+  bool operator==(const SparsityDescriptor&) const = default;
+};
+
 // Convolution dimension labels (`b01f_01io->b01f`): the dimension number of
 // each role in lhs (input), rhs (kernel) and output.
 struct ConvDimensions {
@@ -232,8 +243,14 @@ struct DotAttrs : OpAttrsBase<DotAttrs> {
   DotDimensions dims;
   RaggedDotDimensions ragged;
   PrecisionConfig precision;
+  std::vector<SparsityDescriptor> sparsity;  // dot only; one metadata operand each
   bool operator==(const DotAttrs&) const = default;
 };
+
+// A dot's operands: lhs, rhs, then one metadata operand per sparse operand.
+inline int64_t DotOperandCount(const DotAttrs& dot) {
+  return 2 + static_cast<int64_t>(dot.sparsity.size());
+}
 
 struct GatherAttrs : OpAttrsBase<GatherAttrs> {
   GatherDimensions dims;

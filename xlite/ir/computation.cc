@@ -31,6 +31,9 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
 
 void HloComputation::RemoveInstruction(HloInstruction* inst) {
   XLITE_CHECK(inst->user_count() == 0 && inst != root_);
+  if (parent_ != nullptr && parent_->is_scheduled()) {
+    parent_->mutable_schedule().RemoveInstructions(*this, {inst});
+  }
   inst->DetachFromOperands();
   inst->DropAllControlDeps();
   for (auto& p : parameters_) {
@@ -50,6 +53,9 @@ void HloComputation::RemoveSelected(const std::vector<HloInstruction*>& dead) {
     XLITE_CHECK(inst != root_);
     for (HloInstruction* user : inst->users()) XLITE_CHECK(dead_set.contains(user));
   }
+  if (parent_ != nullptr && parent_->is_scheduled()) {
+    parent_->mutable_schedule().RemoveInstructions(*this, dead);
+  }
   for (HloInstruction* inst : dead) {
     inst->DetachFromOperands();
     inst->DropAllControlDeps();
@@ -62,21 +68,10 @@ void HloComputation::RemoveSelected(const std::vector<HloInstruction*>& dead) {
 }
 
 void HloComputation::SortInstructionsTopologically() {
-  std::vector<HloInstruction*> order = PostOrder(/*from_sinks=*/false);
+  std::vector<HloInstruction*> order = PostOrder({});
   absl::flat_hash_map<const HloInstruction*, size_t> position;
   position.reserve(order.size());
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
-  std::sort(instructions_.begin(), instructions_.end(), [&](const auto& a, const auto& b) {
-    return position.at(a.get()) < position.at(b.get());
-  });
-}
-
-void HloComputation::SetInstructionOrder(const std::vector<const HloInstruction*>& order) {
-  XLITE_CHECK(order.size() == instructions_.size());
-  absl::flat_hash_map<const HloInstruction*, size_t> position;
-  position.reserve(order.size());
-  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
-  XLITE_CHECK(position.size() == order.size());
   std::sort(instructions_.begin(), instructions_.end(), [&](const auto& a, const auto& b) {
     return position.at(a.get()) < position.at(b.get());
   });
@@ -88,10 +83,22 @@ HloInstruction* HloComputation::parameter_instruction(int64_t i) const {
 }
 
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
-  return PostOrder(/*from_sinks=*/true);
+  // Start from the sinks, as XLA does, so that each chain of operands stays
+  // together.
+  std::vector<HloInstruction*> sinks;
+  for (const auto& inst : instructions_) {
+    if (inst->user_count() == 0 && inst->control_successors().empty()) sinks.push_back(inst.get());
+  }
+  return PostOrder(sinks);
 }
 
-std::vector<HloInstruction*> HloComputation::PostOrder(bool from_sinks) const {
+std::vector<HloInstruction*> HloComputation::TopologicalOrderKeeping(
+    absl::Span<HloInstruction* const> preferred) const {
+  return PostOrder(preferred);
+}
+
+std::vector<HloInstruction*> HloComputation::PostOrder(
+    absl::Span<HloInstruction* const> starts) const {
   // Iterative DFS (dumps nest tens of thousands deep): each stack entry is an
   // instruction and the index of the next edge to follow, operands first,
   // then control predecessors. Edges into instructions still on the stack
@@ -105,9 +112,10 @@ std::vector<HloInstruction*> HloComputation::PostOrder(bool from_sinks) const {
   order.reserve(instructions_.size());
   std::vector<std::pair<HloInstruction*, size_t>> stack;
   auto visit_from = [&](HloInstruction* start) {
-    if (state[start] != State::kNew) return;
+    auto it = state.find(start);
+    if (it == state.end() || it->second != State::kNew) return;
     stack.emplace_back(start, 0);
-    state[start] = State::kOnStack;
+    it->second = State::kOnStack;
     while (!stack.empty()) {
       auto& [inst, next] = stack.back();
       size_t num_operands = inst->operands().size();
@@ -129,14 +137,9 @@ std::vector<HloInstruction*> HloComputation::PostOrder(bool from_sinks) const {
       stack.emplace_back(target, 0);
     }
   };
-  // Start from the sinks, as XLA does, so that each chain of operands stays
-  // together; a second sweep picks up what only cycles reach (and is the
-  // whole walk when the current order is to be kept where valid).
-  if (from_sinks) {
-    for (const auto& inst : instructions_) {
-      if (inst->user_count() == 0 && inst->control_successors().empty()) visit_from(inst.get());
-    }
-  }
+  // The sweep in definition order picks up what the starts do not reach
+  // (only cycles, when the starts are the sinks).
+  for (HloInstruction* start : starts) visit_from(start);
   for (const auto& inst : instructions_) visit_from(inst.get());
   return order;
 }

@@ -48,9 +48,6 @@ class HloComputation {
   // comes before its users, moving as little as possible (an order that is
   // already valid stays). Passes call this after adding instructions.
   void SortInstructionsTopologically();
-  // Puts the instructions in `order`, a permutation of them that keeps
-  // operands before users (a schedule).
-  void SetInstructionOrder(const std::vector<const HloInstruction*>& order);
 
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Instructions in definition (text) order.
@@ -61,6 +58,13 @@ class HloComputation {
   // from each sink (no users, no control successors) in definition order,
   // operands in order, as XLA does (deterministic). Cycles are cut.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // Every instruction in a topological order that keeps `preferred`'s order
+  // where it is valid: depth-first from each instruction of `preferred` in
+  // turn, then from the others in definition order, so an instruction
+  // missing from `preferred` lands just before its first user there.
+  // Instructions of other computations in `preferred` are ignored.
+  std::vector<HloInstruction*> TopologicalOrderKeeping(
+      absl::Span<HloInstruction* const> preferred) const;
 
   HloInstruction* root_instruction() const { return root_; }
   void set_root_instruction(HloInstruction* root) { root_ = root; }
@@ -79,7 +83,8 @@ class HloComputation {
   void set_is_fusion_computation(bool v) { is_fusion_ = v; }
 
  private:
-  std::vector<HloInstruction*> PostOrder(bool from_sinks) const;
+  // Depth-first from `starts`, then from every instruction in definition order.
+  std::vector<HloInstruction*> PostOrder(absl::Span<HloInstruction* const> starts) const;
   void RemoveSelected(const std::vector<HloInstruction*>& dead);
 
   std::string name_;

@@ -1,7 +1,10 @@
 #include "xlite/ir/equality.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xlite/ir/schedule.h"
 
 namespace xlite {
 namespace {
@@ -126,10 +129,10 @@ bool CompareComputations(const HloComputation& a, const HloComputation& b, Diffe
                                     b.instruction_count()));
   }
   std::string where = absl::StrCat(ctx, ", ");
-  for (int64_t i = 0; i < a.instruction_count(); ++i) {
-    if (!CompareInstructions(*a.instructions()[i], *b.instructions()[i], d, where)) {
-      return false;
-    }
+  // In text order: a scheduled module compares in its schedule.
+  std::vector<HloInstruction*> order_a = TextOrder(a), order_b = TextOrder(b);
+  for (size_t i = 0; i < order_a.size(); ++i) {
+    if (!CompareInstructions(*order_a[i], *order_b[i], d, where)) return false;
   }
   const HloInstruction* ra = a.root_instruction();
   const HloInstruction* rb = b.root_instruction();

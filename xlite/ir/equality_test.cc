@@ -138,7 +138,7 @@ TEST(EqualityTest, ReportsFirstDifference) {
   }
   {
     auto b = MakeTestModule();
-    b->set_is_scheduled(true);
+    b->set_schedule(HloSchedule::FromDefinitionOrder(*b));
     EXPECT_FALSE(ModulesEqual(*a, *b, &diff));
     EXPECT_THAT(diff, HasSubstr("is_scheduled"));
   }

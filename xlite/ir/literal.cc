@@ -2,7 +2,11 @@
 
 #include <cmath>
 #include <limits>
+#include <new>
+#include <stdexcept>
 
+#include "absl/algorithm/container.h"
+#include "absl/strings/str_cat.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/float_format.h"
 
@@ -78,6 +82,8 @@ uint64_t FloatToIntBits(double v, PrimitiveType to) {
   return static_cast<uint64_t>(v);
 }
 
+constexpr int64_t kMaxAllocationBytes = int64_t{1} << 47;
+
 }  // namespace
 
 Literal::Literal(const Shape& shape) : shape_(shape) {
@@ -87,10 +93,27 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
     return;
   }
   if (shape.IsArray()) {
-    int64_t count = shape.ElementCount();
-    data_.assign(static_cast<size_t>(count < 0 ? 0 : count) * StorageBytes(shape.element_type()),
-                 0);
+    // Unbounded dimensions hold no elements; anything else must fit.
+    bool unbounded = absl::c_linear_search(shape.dimensions(), Shape::kUnboundedSize);
+    int64_t bytes = unbounded ? 0 : CheckedStorageBytes(shape);
+    if (bytes < 0) throw std::length_error("literal size overflows int64: " + shape.ToString());
+    // Beyond a 47-bit address space no allocator can succeed: fail the same
+    // way on every allocator (sanitizers abort on such requests).
+    if (bytes > kMaxAllocationBytes) throw std::bad_alloc();
+    data_.assign(static_cast<size_t>(bytes), 0);
   }
+}
+
+absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
+  XLITE_RETURN_IF_ERROR(ValidateShape(shape));
+  try {
+    return Literal(shape);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return absl::ResourceExhaustedError(absl::StrCat("out of memory while allocating ",
+                                                   shape.ToString(), " (",
+                                                   CheckedStorageBytes(shape), " bytes)"));
 }
 
 Literal Literal::Tuple(std::vector<Literal> elements) {

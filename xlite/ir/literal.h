@@ -21,8 +21,15 @@ namespace xlite {
 class Literal {
  public:
   Literal() = default;
-  // A zero-filled literal of `shape` (tuples get zero-filled elements).
+  // A zero-filled literal of `shape` (tuples get zero-filled elements). Its
+  // size is computed without overflowing: a shape whose bytes do not fit
+  // throws std::length_error, as a too-large std::vector does, and a failed
+  // allocation std::bad_alloc. Sizes from user input take Create instead.
   explicit Literal(const Shape& shape);
+  // The checked way to allocate a literal whose size comes from user input:
+  // the shape is validated (ValidateShape) and running out of memory is a
+  // ResourceExhausted error naming the shape and its bytes, never an abort.
+  static absl::StatusOr<Literal> Create(const Shape& shape);
   static Literal Tuple(std::vector<Literal> elements);
 
   const Shape& shape() const { return shape_; }

@@ -174,3 +174,27 @@ TEST(LiteralTest, EqualityIgnoresLayout) {
 
 }  // namespace
 }  // namespace xlite
+
+namespace xlite {
+namespace {
+
+TEST(LiteralCreateTest, ValidatesAndReportsInsteadOfThrowing) {
+  absl::StatusOr<Literal> ok = Literal::Create(Shape(PrimitiveType::F32, {2, 3}));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->raw_data().size(), 24u);
+  absl::StatusOr<Literal> overflow =
+      Literal::Create(Shape(PrimitiveType::F32, {99999999999, 99999999999}));
+  EXPECT_EQ(overflow.status().code(), absl::StatusCode::kInvalidArgument);
+  // A size that fits int64 but no vector: length_error becomes an error.
+  absl::StatusOr<Literal> too_large = Literal::Create(Shape(PrimitiveType::C128, {INT64_MAX / 16}));
+  EXPECT_EQ(too_large.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(too_large.status().message().find("out of memory while allocating c128["),
+            std::string::npos);
+}
+
+TEST(LiteralCreateTest, ConstructorNeverWrapsAnOverflowingSize) {
+  EXPECT_THROW(Literal(Shape(PrimitiveType::F32, {INT64_MAX, 2})), std::length_error);
+}
+
+}  // namespace
+}  // namespace xlite

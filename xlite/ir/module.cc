@@ -31,9 +31,25 @@ int64_t HloModule::RemoveComputationsIf(
     const std::function<bool(const HloComputation*)>& is_dead) {
   size_t before = computations_.size();
   std::erase_if(computations_, [&](const std::unique_ptr<HloComputation>& c) {
-    return c.get() != entry_ && is_dead(c.get());
+    bool dead = c.get() != entry_ && is_dead(c.get());
+    if (dead && schedule_.has_value()) schedule_->RemoveComputation(*c);
+    return dead;
   });
   return static_cast<int64_t>(before - computations_.size());
+}
+
+const HloSchedule& HloModule::schedule() const {
+  XLITE_CHECK(schedule_.has_value());
+  return *schedule_;
+}
+
+HloSchedule& HloModule::mutable_schedule() {
+  XLITE_CHECK(schedule_.has_value());
+  return *schedule_;
+}
+
+void HloModule::UpdateSchedule() {
+  if (schedule_.has_value()) schedule_->Update(*this);
 }
 
 HloComputation* HloModule::GetComputation(std::string_view name) const {

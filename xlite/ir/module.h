@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "xlite/ir/computation.h"
+#include "xlite/ir/schedule.h"
 
 namespace xlite {
 
@@ -40,6 +41,12 @@ struct ModuleConfig {
   bool alias_passthrough_params = false;
   int64_t replica_count = 1;
   int64_t num_partitions = 1;
+  // replica_count × num_partitions, the devices a run needs; INT64_MAX when
+  // the product overflows (the verifier refuses such a config).
+  int64_t DeviceCount() const {
+    int64_t devices = 0;
+    return __builtin_mul_overflow(replica_count, num_partitions, &devices) ? INT64_MAX : devices;
+  }
   // allow_spmd_sharding_propagation_to_{parameters,output}; default {false}.
   std::vector<bool> allow_spmd_sharding_propagation_to_parameters = {false};
   std::vector<bool> allow_spmd_sharding_propagation_to_output = {false};
@@ -97,10 +104,16 @@ class HloModule {
   StackFrameIndex& stack_frames() { return stack_frames_; }
   const StackFrameIndex& stack_frames() const { return stack_frames_; }
 
-  // is_scheduled=true: the text order of every non-fusion computation is its
-  // schedule, which is kept as the instruction order.
-  bool is_scheduled() const { return is_scheduled_; }
-  void set_is_scheduled(bool s) { is_scheduled_ = s; }
+  // Scheduled modules (is_scheduled=true in the text) carry an HloSchedule:
+  // a sequence per non-fusion computation, kept by passes (the pipeline
+  // calls UpdateSchedule after each) and checked by the verifier.
+  bool is_scheduled() const { return schedule_.has_value(); }
+  const HloSchedule& schedule() const;
+  HloSchedule& mutable_schedule();
+  void set_schedule(HloSchedule schedule) { schedule_ = std::move(schedule); }
+  void clear_schedule() { schedule_.reset(); }
+  // HloSchedule::Update when scheduled; nothing otherwise.
+  void UpdateSchedule();
 
   // Parameter shapes (with layouts) and result shape of the entry: the
   // written entry_computation_layout, else the entry's own shapes.
@@ -116,7 +129,7 @@ class HloModule {
   HloComputation* entry_ = nullptr;
   ModuleConfig config_;
   StackFrameIndex stack_frames_;
-  bool is_scheduled_ = false;
+  std::optional<HloSchedule> schedule_;
   int64_t next_id_ = 0;
 };
 

@@ -7,7 +7,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
 #include "xlite/base/check.h"
+#include "xlite/base/status.h"
 
 namespace xlite {
 namespace {
@@ -513,6 +515,87 @@ const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
     s = &s->tuple_shapes(i);
   }
   return s;
+}
+
+namespace {
+
+// Multiplies without overflowing; false when the product does not fit.
+bool CheckedMultiply(int64_t a, int64_t b, int64_t* product) {
+  return !__builtin_mul_overflow(a, b, product);
+}
+
+absl::Status ShapeError(const Shape& shape, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("invalid shape ", shape.ToString(), ": ", what));
+}
+
+absl::Status ValidateArrayDimensions(const Shape& shape) {
+  int64_t count = 1;
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    int64_t d = shape.dimensions(i);
+    if (d == Shape::kUnboundedSize) {
+      if (!shape.is_dynamic_dimension(i)) {
+        return ShapeError(shape, absl::StrCat("unbounded dimension ", i, " is not dynamic"));
+      }
+      continue;
+    }
+    if (d < 0) return ShapeError(shape, absl::StrCat("dimension ", i, " is negative (", d, ")"));
+    if (!CheckedMultiply(count, d, &count)) {
+      return ShapeError(shape, "the element count overflows int64");
+    }
+  }
+  int64_t bytes = 0;
+  if (!CheckedMultiply(count, std::max(StorageBytes(shape.element_type()), 1), &bytes)) {
+    return ShapeError(shape, "the byte size overflows int64");
+  }
+  if (!shape.has_layout()) return absl::OkStatus();
+  const DimVector& minor_to_major = shape.layout().minor_to_major;
+  if (static_cast<int64_t>(minor_to_major.size()) != shape.rank()) {
+    return ShapeError(shape, absl::StrCat("the layout has ", minor_to_major.size(),
+                                          " dimensions but the shape has rank ", shape.rank()));
+  }
+  std::vector<bool> seen(minor_to_major.size(), false);
+  for (int64_t d : minor_to_major) {
+    if (d < 0 || d >= shape.rank() || seen[d]) {
+      return ShapeError(shape, "the layout is not a permutation of the dimensions");
+    }
+    seen[d] = true;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateShape(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      XLITE_RETURN_IF_ERROR(ValidateShape(element));
+    }
+    return absl::OkStatus();
+  }
+  if (shape.IsToken() || shape.IsOpaque()) {
+    if (shape.rank() != 0) return ShapeError(shape, "a token or opaque shape has no dimensions");
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return ShapeError(shape, "invalid element type");
+  return ValidateArrayDimensions(shape);
+}
+
+int64_t CheckedStorageBytes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& element : shape.tuple_shapes()) {
+      int64_t bytes = CheckedStorageBytes(element);
+      if (bytes < 0 || __builtin_add_overflow(total, bytes, &total)) return -1;
+    }
+    return total;
+  }
+  if (!shape.IsArray()) return 0;
+  int64_t count = 1;
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0 || !CheckedMultiply(count, d, &count)) return -1;
+  }
+  int64_t bytes = 0;
+  return CheckedMultiply(count, StorageBytes(shape.element_type()), &bytes) ? bytes : -1;
 }
 
 }  // namespace xlite

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "xlite/ir/primitive_type.h"
 
@@ -193,6 +194,19 @@ class Shape {
   const Layout* layout_ = nullptr;
   std::unique_ptr<Rare> rare_;
 };
+
+// XLA's ShapeUtil::ValidateShape, the one shape-limit check the parser, the
+// verifier and Literal creation share: a valid element type; every dimension
+// non-negative, or `?` marked dynamic; the element count (bounds for dynamic
+// dimensions) and the byte size fit int64_t, computed without overflowing; a
+// layout, when present, a permutation of the dimensions; tuple elements
+// likewise. InvalidArgument naming the shape and what is wrong otherwise.
+absl::Status ValidateShape(const Shape& shape);
+
+// The bytes an array or tuple takes as Literal stores it (StorageBytes per
+// element, bounds for dynamic dimensions, tuples the sum of their leaves), or
+// -1 when that overflows int64_t or a dimension is unbounded or negative.
+int64_t CheckedStorageBytes(const Shape& shape);
 
 // The shape at `index` inside a (possibly nested) tuple shape; nullptr when
 // the index does not exist.

@@ -173,3 +173,56 @@ TEST(ShapeTest, StaysSmall) {
 
 }  // namespace
 }  // namespace xlite
+
+namespace xlite {
+namespace {
+
+bool Valid(const Shape& s) { return ValidateShape(s).ok(); }
+
+TEST(ValidateShapeTest, SizesMustFitInt64) {
+  constexpr int64_t kMax = INT64_MAX;
+  EXPECT_TRUE(Valid(Shape(PrimitiveType::F32, {2, 3})));
+  EXPECT_TRUE(Valid(Shape(PrimitiveType::S8, {kMax})));
+  EXPECT_TRUE(Valid(Shape(PrimitiveType::F32, {0, kMax})));  // no elements at all
+  absl::Status count = ValidateShape(Shape(PrimitiveType::F32, {99999999999, 99999999999}));
+  EXPECT_FALSE(count.ok());
+  EXPECT_EQ(count.message(),
+            "invalid shape f32[99999999999,99999999999]: the element count overflows int64");
+  // 3037000499^2 elements fit, their f16 bytes do not.
+  absl::Status bytes = ValidateShape(Shape(PrimitiveType::F16, {3037000499, 3037000499}));
+  EXPECT_EQ(bytes.message(),
+            "invalid shape f16[3037000499,3037000499]: the byte size overflows int64");
+  EXPECT_TRUE(Valid(Shape(PrimitiveType::S8, {3037000499, 3037000499})));
+  EXPECT_FALSE(Valid(Shape::Tuple({Shape(PrimitiveType::F32, {2}),
+                                   Shape(PrimitiveType::S8, {kMax, 2})})));
+}
+
+TEST(ValidateShapeTest, DimensionsAndLayouts) {
+  EXPECT_EQ(ValidateShape(Shape(PrimitiveType::F32, {2, -3})).message(),
+            "invalid shape f32[2,-3]: dimension 1 is negative (-3)");
+  Shape unbounded(PrimitiveType::F32, {Shape::kUnboundedSize, 4});
+  EXPECT_FALSE(Valid(unbounded));  // `?` must be dynamic
+  unbounded.set_dynamic_dimension(0, true);
+  EXPECT_TRUE(Valid(unbounded));
+  Shape bounded(PrimitiveType::F32, {INT64_MAX, 2});
+  bounded.set_dynamic_dimension(0, true);
+  EXPECT_FALSE(Valid(bounded));  // a `<=N` bound counts like a static size
+  Shape layout(PrimitiveType::F32, {2, 3});
+  layout.set_layout(Layout({0, 0}));
+  EXPECT_FALSE(Valid(layout));
+  EXPECT_FALSE(Valid(Shape(PrimitiveType::TOKEN, {2})));
+  EXPECT_FALSE(Valid(Shape(PrimitiveType::PRIMITIVE_TYPE_INVALID, {})));
+}
+
+TEST(ValidateShapeTest, CheckedStorageBytes) {
+  EXPECT_EQ(CheckedStorageBytes(Shape(PrimitiveType::F32, {2, 3})), 24);
+  EXPECT_EQ(CheckedStorageBytes(Shape(PrimitiveType::S4, {5})), 5);  // a byte each
+  EXPECT_EQ(CheckedStorageBytes(Shape::Tuple({Shape(PrimitiveType::F32, {2}),
+                                              Shape(PrimitiveType::PRED, {3})})),
+            11);
+  EXPECT_EQ(CheckedStorageBytes(Shape(PrimitiveType::F64, {INT64_MAX / 4})), -1);
+  EXPECT_EQ(CheckedStorageBytes(Shape::Token()), 0);
+}
+
+}  // namespace
+}  // namespace xlite

@@ -1,6 +1,7 @@
 #include "xlite/ir/sharding.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "absl/container/inlined_vector.h"
@@ -299,21 +300,39 @@ absl::Status HloSharding::Validate(const Shape& shape, int64_t num_devices) cons
   return absl::OkStatus();
 }
 
-bool HloSharding::operator==(const HloSharding& other) const {
-  // Metadata is provenance only and does not make shardings differ.
-  if (kind_ != other.kind_ || shard_group_ != other.shard_group_) return false;
-  switch (kind_) {
+namespace {
+
+// Field-by-field comparison (device arrays by content, whatever their form).
+bool SameForm(const HloSharding& a, const HloSharding& b) {
+  using Kind = HloSharding::Kind;
+  if (a.kind() != b.kind() || a.shard_group() != b.shard_group()) return false;
+  switch (a.kind()) {
     case Kind::kMaximal:
-      return maximal_device_ == other.maximal_device_;
+      return a.maximal_device() == b.maximal_device();
     case Kind::kTiled:
-      return tiles_ == other.tiles_ &&
-             replicate_on_last_tile_dim_ == other.replicate_on_last_tile_dim_ &&
-             subgroup_types_ == other.subgroup_types_;
-    case Kind::kTuple:
-      return tuple_ == other.tuple_;
+      return a.tile_assignment() == b.tile_assignment() &&
+             a.replicate_on_last_tile_dim() == b.replicate_on_last_tile_dim() &&
+             a.subgroup_types() == b.subgroup_types();
+    case Kind::kTuple: {
+      if (a.tuple_elements().size() != b.tuple_elements().size()) return false;
+      for (size_t i = 0; i < a.tuple_elements().size(); ++i) {
+        if (!(a.tuple_elements()[i] == b.tuple_elements()[i])) return false;
+      }
+      return true;
+    }
     default:
       return true;
   }
+}
+
+}  // namespace
+
+bool HloSharding::operator==(const HloSharding& other) const {
+  // Metadata is provenance only and does not make shardings differ.
+  if (SameForm(*this, other)) return true;
+  if (kind_ == Kind::kTuple || other.kind_ == Kind::kTuple) return false;
+  if (kind_ != Kind::kTiled && other.kind_ != Kind::kTiled) return false;
+  return SameForm(Normalized(), other.Normalized());
 }
 
 }  // namespace xlite

@@ -55,6 +55,11 @@ class TileAssignment {
 // Subgroup kinds of `last_tile_dims={...}` entries.
 enum class OpShardingType : uint8_t { kReplicated, kManual, kMaximal, kUnreduced };
 
+// The iota form of `devices` laid out as `dims` when there is one (XLA prints
+// that form: `<=[8]`, `<=[2,4]T(1,0)`), else the explicit list.
+TileAssignment CanonicalTileAssignment(std::vector<int64_t> dims,
+                                       const std::vector<int64_t>& devices);
+
 class HloSharding {
  public:
   enum class Kind : uint8_t {
@@ -83,6 +88,44 @@ class HloSharding {
   // Tile-array dims that split data (excludes the replication / subgroup dims).
   int64_t TiledDataRank() const;
 
+  // ---- Semantics (what the partitioner and propagation ask) -------------
+  // Every device holds the whole array: kReplicated, or tiled with every data
+  // dim 1 and only replicated subgroups.
+  bool IsReplicated() const;
+  bool IsManual() const { return kind_ == Kind::kManual; }
+  // Not split into tiles: replicated, maximal, manual, unknown, unreduced.
+  bool IsTileMaximal() const { return kind_ != Kind::kTiled && kind_ != Kind::kTuple; }
+  // Tiled with a manual subgroup dim (`last_tile_dims={manual, ...}`).
+  bool IsManualSubgroup() const;
+  // Tiled with a replicated trailing dim or a replicated subgroup.
+  bool HasPartialReplication() const;
+  // Number of data tiles: product of the data dims (1 when not tiled).
+  int64_t NumTiles() const;
+  // The data dims of the tile array (TiledDataRank() of them; empty when not
+  // tiled) and the trailing dims by kind: the replication factor (product of
+  // replicated trailing dims) and the manual factor.
+  std::vector<int64_t> DataTileDims() const;
+  int64_t ReplicationFactor() const;
+  int64_t ManualFactor() const;
+  // Per-dim shard size for an array of `shape`: ceil(dim / tiles). The last
+  // shards along a dim may be shorter or empty (see TileBounds).
+  std::vector<int64_t> TileShape(const Shape& shape) const;
+  // Index of `device` in the tile array (all dims, subgroups included), or
+  // nullopt when the sharding is not tiled or the device is absent.
+  std::optional<std::vector<int64_t>> TileIndexForDevice(int64_t device) const;
+  // Device at a tile-array index (all dims); -1 when out of range.
+  int64_t DeviceForTileIndex(absl::Span<const int64_t> index) const;
+  // Sets of devices that hold the same data (same data tile and manual
+  // group), each in tile-array order, groups ordered by their data tile.
+  // Replicated: one group of all `num_devices`; maximal: the one device.
+  std::vector<std::vector<int64_t>> ReplicationGroups(int64_t num_devices) const;
+  // XLA's canonical form: subgroup dims of size 1 dropped, same-kind
+  // subgroups merged, kinds in XLA's order (manual before replicated), a
+  // lone replicated subgroup written as last_tile_dim_replicate, all-1 data
+  // dims with only replication = Replicated(), with only manual = Manual();
+  // tuples element-wise; iota form where the devices have one.
+  HloSharding Normalized() const;
+
   // Shard group (`shard_as N` / `shard_like N`).
   struct ShardGroup {
     bool shard_as = false;  // true: shard_as, false: shard_like
@@ -105,6 +148,8 @@ class HloSharding {
   // in range and unique, maximal device in range.
   absl::Status Validate(const Shape& shape, int64_t num_devices) const;
 
+  // Equality by meaning: both sides Normalized(), the device arrays compared
+  // element by element; metadata ignored, shard groups compared.
   bool operator==(const HloSharding& other) const;
 
  private:

@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "xlite/eval/reducer.h"
+#include "xlite/analysis/reduction_kind.h"
 #include "xlite/passes/algsimp_internal.h"
 
 namespace xlite::algsimp {
@@ -148,31 +148,22 @@ HloInstruction* SimplifyReduce(HloInstruction* inst, Context& ctx) {
   int64_t n = 1;
   for (int64_t d : added) n *= input->shape().dimensions(d);
   if (n == 0) return nullptr;
-  std::optional<HloOpcode> op = eval::MatchBinaryReducer(*inst->to_apply());
-  if (!op.has_value()) return nullptr;
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst->to_apply());
+  if (!kind.has_value()) return nullptr;
   PrimitiveType t = inst->shape().element_type();
-  bool idempotent = *op == O::kMaximum || *op == O::kMinimum || *op == O::kAnd || *op == O::kOr;
-  if (!idempotent && !(*op == O::kAdd && IsInteger(t))) return nullptr;
+  if (!IsIdempotent(*kind) && !(*kind == ReductionKind::kAdd && IsInteger(t))) return nullptr;
   // Made only once the rule applies: a dead leftover would "change" forever.
   HloInstruction* init_b = ctx.make.Broadcast(ctx.computation, init, inst->shape(), {});
-  switch (*op) {
-    case O::kMaximum:
-    case O::kMinimum:
-    case O::kAnd:
-    case O::kOr:
-      return ctx.make.Binary(ctx.computation, *op, x, init_b);
-    case O::kAdd: {
-      // n wraps to the type's width, as the n additions would.
-      Literal count(Shape::Scalar(t));
-      count.SetInt64(0, n);
-      HloInstruction* factor = ctx.make.Broadcast(
-          ctx.computation, ctx.make.Constant(ctx.computation, std::move(count)), inst->shape(), {});
-      HloInstruction* scaled = ctx.make.Binary(ctx.computation, O::kMultiply, x, factor);
-      return ctx.make.Binary(ctx.computation, O::kAdd, scaled, init_b);
-    }
-    default:
-      return nullptr;
+  if (IsIdempotent(*kind)) {
+    return ctx.make.Binary(ctx.computation, ReductionOpcode(*kind), x, init_b);
   }
+  // add of integers: n wraps to the type's width, as the n additions would.
+  Literal count(Shape::Scalar(t));
+  count.SetInt64(0, n);
+  HloInstruction* factor = ctx.make.Broadcast(
+      ctx.computation, ctx.make.Constant(ctx.computation, std::move(count)), inst->shape(), {});
+  HloInstruction* scaled = ctx.make.Binary(ctx.computation, O::kMultiply, x, factor);
+  return ctx.make.Binary(ctx.computation, O::kAdd, scaled, init_b);
 }
 
 }  // namespace

@@ -1,16 +1,13 @@
 #include "xlite/passes/constant_folding.h"
 
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "xlite/eval/eval_context.h"
+#include "xlite/analysis/side_effects.h"
 #include "xlite/eval/evaluator.h"
-#include "xlite/eval/op_handlers.h"
 #include "xlite/passes/instruction_maker.h"
-#include "xlite/passes/side_effects.h"
 
 namespace xlite {
 namespace {
@@ -73,25 +70,8 @@ class FoldableOracle {
     return result;
   }
 
-  SideEffectOracle effects_;
+  SideEffectAnalysis effects_;
   absl::flat_hash_map<const HloComputation*, bool> memo_;
-};
-
-// The evaluator context of a single instruction: called computations run on
-// a full evaluator; there is no random stream (rng is never folded).
-class FoldContext : public eval::EvalContext {
- public:
-  const EvalOptions& options() const override { return options_; }
-  absl::StatusOr<Literal> Call(const HloComputation& computation,
-                               absl::Span<const Literal* const> args) override {
-    return evaluator_.RunComputation(computation, args);
-  }
-  std::mt19937_64& rng() override { return rng_; }
-
- private:
-  EvalOptions options_;
-  Evaluator evaluator_;
-  std::mt19937_64 rng_;
 };
 
 int64_t ArrayElements(const Shape& shape) { return shape.IsArray() ? shape.ElementCount() : 0; }
@@ -127,8 +107,8 @@ bool WorthFolding(const HloInstruction& inst) {
 absl::StatusOr<bool> ConstantFoldingPass::Run(HloModule& module) {
   InstructionMaker make(module);
   FoldableOracle oracle;
-  FoldContext context;
-  const eval::OpHandlerTable& handlers = eval::DefaultOpHandlers();
+  // No random stream is needed: rng is never folded.
+  Evaluator evaluator;
   bool changed = false;
   for (const auto& computation : module.computations()) {
     absl::flat_hash_set<HloInstruction*> folded;
@@ -140,11 +120,9 @@ absl::StatusOr<bool> ConstantFoldingPass::Run(HloModule& module) {
     for (HloInstruction* inst : order) {
       if (!WorthFolding(*inst) || !oracle.Foldable(*inst)) continue;
       if (!inst->control_predecessors().empty() || !inst->control_successors().empty()) continue;
-      eval::OpHandler handler = handlers.Get(inst->opcode());
-      if (handler == nullptr) continue;
       operands.clear();
       for (const HloInstruction* operand : inst->operands()) operands.push_back(&operand->literal());
-      absl::StatusOr<Literal> value = handler(*inst, operands, context);
+      absl::StatusOr<Literal> value = evaluator.EvaluateInstruction(*inst, operands);
       if (!value.ok()) continue;  // unsupported by the evaluator: leave it
       auto attrs = std::make_unique<ConstantAttrs>();
       attrs->literal = *std::move(value);

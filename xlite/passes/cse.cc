@@ -5,7 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
-#include "xlite/passes/side_effects.h"
+#include "xlite/analysis/side_effects.h"
 
 namespace xlite {
 namespace {
@@ -43,14 +43,14 @@ size_t HashOf(const HloInstruction& inst) {
   return h;
 }
 
-bool Candidate(const HloInstruction& inst, SideEffectOracle& effects) {
+bool Candidate(const HloInstruction& inst, SideEffectAnalysis& effects) {
   if (inst.opcode() == HloOpcode::kParameter) return false;
   if (inst.opcode() == HloOpcode::kConstant && inst.attrs<ConstantAttrs>().elided) return false;
   if (!inst.control_predecessors().empty() || !inst.control_successors().empty()) return false;
   return !effects.HasSideEffect(inst);
 }
 
-bool RunOnComputation(HloComputation& computation, SideEffectOracle& effects) {
+bool RunOnComputation(HloComputation& computation, SideEffectAnalysis& effects) {
   // Buckets are looked up only, never iterated: output stays deterministic.
   absl::flat_hash_map<size_t, std::vector<HloInstruction*>> seen;
   absl::flat_hash_set<const HloInstruction*> replaced;
@@ -81,7 +81,7 @@ bool RunOnComputation(HloComputation& computation, SideEffectOracle& effects) {
 }  // namespace
 
 absl::StatusOr<bool> CsePass::Run(HloModule& module) {
-  SideEffectOracle effects;
+  SideEffectAnalysis effects;
   bool changed = false;
   for (const auto& computation : module.computations()) {
     changed |= RunOnComputation(*computation, effects);

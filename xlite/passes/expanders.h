@@ -19,6 +19,7 @@ class CbrtExpanderPass : public HloPass {
  public:
   std::string_view name() const override { return "cbrt-expander"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
+  int64_t max_ulp_error() const override { return 128; }
 };
 
 // rsqrt(x) -> 1 / sqrt(x), f16/bf16 in f32 (what the evaluator computes:
@@ -38,6 +39,7 @@ class ErfExpanderPass : public HloPass {
  public:
   std::string_view name() const override { return "erf-expander"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
+  int64_t max_ulp_error() const override { return 8; }
 };
 
 // power(x, c) with c a constant (or broadcast constant) whose elements are all
@@ -48,11 +50,14 @@ class ErfExpanderPass : public HloPass {
 //   errors of the factors add up, so x^n is within n - 1 ulp of the correctly
 //   rounded power (n <= 2 exact). Negative n is left alone: 1 / x^|n| loses
 //   the denormal results (x^|n| overflows) that power keeps.
-class PowerExpanderPass : public HloPass {
+class PowExpanderPass : public HloPass {
  public:
-  explicit PowerExpanderPass(int64_t max_exponent) : max_exponent_(max_exponent) {}
+  explicit PowExpanderPass(int64_t max_exponent) : max_exponent_(max_exponent) {}
   std::string_view name() const override { return "pow-expander"; }
   absl::StatusOr<bool> Run(HloModule& module) override;
+  // n - 1 roundings for x^n, n <= max_exponent, plus the rounding of the
+  // power it replaces.
+  int64_t max_ulp_error() const override { return max_exponent_; }
 
  private:
   int64_t max_exponent_;

@@ -5,36 +5,23 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/call_graph.h"
 #include "xlite/passes/instruction_maker.h"
 
 namespace xlite {
 namespace {
 
-struct CallSite {
-  HloInstruction* caller;
-  int64_t index;  // into caller->called_computations()
-};
+// Control-flow sites per callee: the call graph's, plus those of the clones
+// this pass makes (a clone calls what its original calls).
+using SiteMap = absl::flat_hash_map<const HloComputation*, std::vector<CallSite>>;
 
-bool IsControlFlow(const HloInstruction& i) {
-  return i.opcode() == HloOpcode::kCall || i.opcode() == HloOpcode::kWhile ||
-         i.opcode() == HloOpcode::kConditional;
-}
-
-struct CallGraph {
-  absl::flat_hash_map<const HloComputation*, std::vector<CallSite>> control_sites;
-  absl::flat_hash_map<const HloComputation*, bool> embedded;
-
-  void AddCaller(HloInstruction* inst) {
-    const auto& called = inst->called_computations();
-    for (size_t i = 0; i < called.size(); ++i) {
-      if (IsControlFlow(*inst)) {
-        control_sites[called[i]].push_back({inst, static_cast<int64_t>(i)});
-      } else {
-        embedded[called[i]] = true;
-      }
-    }
+void AddControlFlowSites(HloInstruction* inst, SiteMap& sites) {
+  if (CallKindOf(inst->opcode()) != CallKind::kControlFlow) return;
+  const auto& called = inst->called_computations();
+  for (size_t i = 0; i < called.size(); ++i) {
+    sites[called[i]].push_back({inst, static_cast<int64_t>(i), CallKind::kControlFlow});
   }
-};
+}
 
 std::string UniqueComputationName(const HloModule& module, const std::string& base) {
   for (int64_t n = 1;; ++n) {
@@ -44,10 +31,10 @@ std::string UniqueComputationName(const HloModule& module, const std::string& ba
 }
 
 // A copy of `original` placed before `user`'s computation; the sites of
-// the copy's own calls are added to `graph`.
+// the copy's own calls are added to `sites`.
 HloComputation* CloneComputation(InstructionMaker& make, HloModule& module,
                                  const HloComputation& original, const HloComputation& user,
-                                 CallGraph& graph) {
+                                 SiteMap& sites) {
   auto fresh = std::make_unique<HloComputation>(UniqueComputationName(module, original.name()));
   fresh->set_execution_thread(original.execution_thread());
   HloComputation* copy = module.AddComputationBefore(std::move(fresh), &user);
@@ -57,7 +44,7 @@ HloComputation* CloneComputation(InstructionMaker& make, HloModule& module,
     for (const HloInstruction* operand : inst->operands()) operands.push_back(map.at(operand));
     HloInstruction* clone = make.Clone(*copy, *inst, operands);
     map[inst.get()] = clone;
-    graph.AddCaller(clone);
+    AddControlFlowSites(clone, sites);
   }
   for (const auto& inst : original.instructions()) {
     for (const HloInstruction* successor : inst->control_successors()) {
@@ -71,9 +58,12 @@ HloComputation* CloneComputation(InstructionMaker& make, HloModule& module,
 }  // namespace
 
 absl::StatusOr<bool> FlattenCallGraphPass::Run(HloModule& module) {
-  CallGraph graph;
+  const CallGraph graph(module);
+  SiteMap control_sites;
   for (const auto& c : module.computations()) {
-    for (const auto& inst : c->instructions()) graph.AddCaller(inst.get());
+    for (const CallSite& site : graph.CallSitesOf(*c)) {
+      if (site.kind == CallKind::kControlFlow) control_sites[c.get()].push_back(site);
+    }
   }
   // Callers before callees (the reverse of the module order), so that when a
   // computation is reached every caller of it, clones included, exists.
@@ -83,16 +73,19 @@ absl::StatusOr<bool> FlattenCallGraphPass::Run(HloModule& module) {
   bool changed = false;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     HloComputation* callee = *it;
-    auto found = graph.control_sites.find(callee);
-    if (found == graph.control_sites.end()) continue;
+    auto found = control_sites.find(callee);
+    if (found == control_sites.end()) continue;
     // Copied: cloning a caller adds sites to other entries of the map.
     const std::vector<CallSite> sites = found->second;
     // Only a computation without embedded users keeps its first site.
-    const size_t keep = graph.embedded.contains(callee) ? 0 : 1;
+    bool embedded = graph.IsCalledAs(*callee, CallKind::kEmbedded) ||
+                    graph.IsCalledAs(*callee, CallKind::kFusion) ||
+                    graph.IsCalledAs(*callee, CallKind::kAsync);
+    const size_t keep = embedded ? 0 : 1;
     for (size_t i = keep; i < sites.size(); ++i) {
       HloComputation* copy =
-          CloneComputation(make, module, *callee, *sites[i].caller->parent(), graph);
-      sites[i].caller->set_called_computation(sites[i].index, copy);
+          CloneComputation(make, module, *callee, *sites[i].caller(), control_sites);
+      sites[i].instruction->set_called_computation(sites[i].index, copy);
       changed = true;
     }
   }

@@ -141,6 +141,7 @@ HloInstruction* InstructionMaker::Parameter(HloComputation& c, int64_t number,
 void InstructionMaker::Finish() {
   for (HloComputation* c : touched_) c->SortInstructionsTopologically();
   touched_.clear();
+  module_.UpdateSchedule();
 }
 
 }  // namespace xlite

@@ -1,7 +1,8 @@
 // Adds new instructions to the computations of an existing module, as passes
 // need: names unique in the module, fresh unique ids, common shapes derived.
 // New instructions go to the end of their computation; Finish() restores the
-// operands-before-users order of every computation that got any.
+// operands-before-users order of every computation that got any and, in a
+// scheduled module, places them in the schedule (HloSchedule::Update).
 #ifndef XLITE_PASSES_INSTRUCTION_MAKER_H_
 #define XLITE_PASSES_INSTRUCTION_MAKER_H_
 
@@ -54,7 +55,8 @@ class InstructionMaker {
   // Parameter `number` of `c` with the shape of `like` and a name like its.
   HloInstruction* Parameter(HloComputation& c, int64_t number, const HloInstruction& like);
 
-  // Puts every computation that got new instructions back in order.
+  // Puts every computation that got new instructions back in order and
+  // updates the schedule of a scheduled module.
   void Finish();
 
  private:

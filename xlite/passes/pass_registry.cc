@@ -1,6 +1,7 @@
 #include "xlite/passes/pass_registry.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -34,37 +35,22 @@ absl::StatusOr<std::unique_ptr<HloPass>> Make(PassArgs&) {
 }
 
 absl::StatusOr<std::unique_ptr<HloPass>> MakeLogisticExpander(PassArgs& args) {
-  std::string strategy = args.Take("strategy", "exp");
-  if (strategy != "exp" && strategy != "tanh") {
-    return InvalidArgument("logistic-expander strategy must be exp or tanh, got '", strategy, "'");
-  }
+  XLITE_ASSIGN_OR_RETURN(int strategy, args.TakeChoice("strategy", "exp", {"exp", "tanh"}));
   return std::unique_ptr<HloPass>(std::make_unique<LogisticExpanderPass>(
-      strategy == "tanh" ? LogisticStrategy::kTanh : LogisticStrategy::kExp));
+      strategy == 1 ? LogisticStrategy::kTanh : LogisticStrategy::kExp));
 }
 
-absl::StatusOr<std::unique_ptr<HloPass>> MakePowerExpander(PassArgs& args) {
-  std::string text = args.Take("max_exponent", "8");
-  int64_t max_exponent = 0;
-  if (!absl::SimpleAtoi(text, &max_exponent) || max_exponent < 0) {
-    return InvalidArgument("pow-expander max_exponent must be a non-negative integer, got '", text,
-                           "'");
-  }
-  return std::unique_ptr<HloPass>(std::make_unique<PowerExpanderPass>(max_exponent));
+absl::StatusOr<std::unique_ptr<HloPass>> MakePowExpander(PassArgs& args) {
+  XLITE_ASSIGN_OR_RETURN(int64_t max_exponent, args.TakeInt("max_exponent", 8, 0));
+  return std::unique_ptr<HloPass>(std::make_unique<PowExpanderPass>(max_exponent));
 }
 
 absl::StatusOr<std::unique_ptr<HloPass>> MakeBatchNormExpander(PassArgs& args) {
-  bool flags[3];
-  const char* keys[3] = {"rewrite_training_op", "rewrite_inference_op", "rewrite_grad_op"};
-  for (int i = 0; i < 3; ++i) {
-    std::string value = args.Take(keys[i], "true");
-    if (value != "true" && value != "false") {
-      return InvalidArgument("batchnorm_expander ", keys[i], " must be true or false, got '",
-                             value, "'");
-    }
-    flags[i] = value == "true";
-  }
+  XLITE_ASSIGN_OR_RETURN(bool training, args.TakeBool("rewrite_training_op", true));
+  XLITE_ASSIGN_OR_RETURN(bool inference, args.TakeBool("rewrite_inference_op", true));
+  XLITE_ASSIGN_OR_RETURN(bool grad, args.TakeBool("rewrite_grad_op", true));
   return std::unique_ptr<HloPass>(
-      std::make_unique<BatchNormExpanderPass>(flags[0], flags[1], flags[2]));
+      std::make_unique<BatchNormExpanderPass>(training, inference, grad));
 }
 
 std::vector<PassInfo> MakeTable() {
@@ -99,7 +85,7 @@ std::vector<PassInfo> MakeTable() {
       {"pow-expander",
        "expands power by a constant integer exponent to square-and-multiply: exact for "
        "integers, floats for 0 <= n <= max_exponent (default 8)",
-       MakePowerExpander},
+       MakePowExpander},
       {"reduce-precision-expander",
        "expands reduce-precision to integer bit operations (round to nearest even, "
        "exponent clamp, NaN kept)",
@@ -177,6 +163,39 @@ std::string PassArgs::Take(const std::string& key, std::string fallback) {
   return it->second;
 }
 
+absl::StatusOr<bool> PassArgs::TakeBool(const std::string& key, bool fallback) {
+  std::string value = Take(key, fallback ? "true" : "false");
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return InvalidArgument(pass_, " ", key, " must be true or false, got '", value, "'");
+}
+
+absl::StatusOr<int64_t> PassArgs::TakeInt(const std::string& key, int64_t fallback,
+                                          int64_t min) {
+  std::string value = Take(key, absl::StrCat(fallback));
+  int64_t result = 0;
+  if (!absl::SimpleAtoi(value, &result) || result < min) {
+    return InvalidArgument(pass_, " ", key, " must be ",
+                           min == 0 ? std::string("a non-negative integer")
+                                    : absl::StrCat("an integer >= ", min),
+                           ", got '", value, "'");
+  }
+  return result;
+}
+
+absl::StatusOr<int> PassArgs::TakeChoice(const std::string& key, std::string_view fallback,
+                                         const std::vector<std::string_view>& choices) {
+  std::string value = Take(key, std::string(fallback));
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i] == value) return static_cast<int>(i);
+  }
+  std::string allowed;
+  for (std::string_view choice : choices) {
+    absl::StrAppend(&allowed, allowed.empty() ? "" : " or ", AsAbsl(choice));
+  }
+  return InvalidArgument(pass_, " ", key, " must be ", allowed, ", got '", value, "'");
+}
+
 absl::Status PassArgs::CheckAllUsed(std::string_view pass) const {
   for (const auto& [key, value] : values_) {
     if (std::find(taken_.begin(), taken_.end(), key) == taken_.end()) {
@@ -187,23 +206,22 @@ absl::Status PassArgs::CheckAllUsed(std::string_view pass) const {
 }
 
 namespace {
+
 std::vector<PassInfo>& MutableTable() {
   static auto* table = new std::vector<PassInfo>(MakeTable());
   return *table;
 }
+
 }  // namespace
 
 const std::vector<PassInfo>& RegisteredPasses() { return MutableTable(); }
 
-void RegisterPasses(const std::vector<PassInfo>& passes) {
+void RegisterPass(PassInfo info) {
   std::vector<PassInfo>& table = MutableTable();
-  for (const PassInfo& info : passes) {
-    const bool known = std::any_of(table.begin(), table.end(),
-                                   [&](const PassInfo& p) { return p.name == info.name; });
-    if (!known) table.push_back(info);
-  }
-  std::sort(table.begin(), table.end(),
-            [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  auto at = std::lower_bound(table.begin(), table.end(), info,
+                             [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+  if (at != table.end() && at->name == info.name) return;
+  table.insert(at, info);
 }
 
 absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec) {
@@ -212,7 +230,7 @@ absl::StatusOr<std::unique_ptr<HloPass>> CreatePass(std::string_view spec) {
   XLITE_RETURN_IF_ERROR(SplitSpec(spec, &name, &values));
   for (const PassInfo& info : RegisteredPasses()) {
     if (info.name != name) continue;
-    PassArgs args(std::move(values));
+    PassArgs args(std::string(name), std::move(values));
     XLITE_ASSIGN_OR_RETURN(std::unique_ptr<HloPass> pass, info.create(args));
     XLITE_RETURN_IF_ERROR(args.CheckAllUsed(name));
     return pass;

@@ -1,11 +1,11 @@
 // Test helpers for passes: run a pass on a parsed module and check, with the
 // reference evaluator, that the module computes the same bits before and
-// after on random inputs.
+// after on random inputs (runtime/random_inputs, the seeded stream every
+// test and `xlite run --random` share).
 #ifndef XLITE_PASSES_PASS_TEST_UTIL_H_
 #define XLITE_PASSES_PASS_TEST_UTIL_H_
 
 #include <memory>
-#include <random>
 #include <string_view>
 #include <vector>
 
@@ -13,34 +13,11 @@
 #include "xlite/analysis/verifier.h"
 #include "xlite/eval/evaluator.h"
 #include "xlite/passes/pass.h"
+#include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"
 #include "xlite/text/printer.h"
 
 namespace xlite::testing {
-
-// Random values for every entry parameter (arrays only): floats in [-2, 2),
-// integers in [-8, 8), pred 0/1.
-inline std::vector<Literal> RandomArgs(const HloModule& module, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> real(-2.0, 2.0);
-  std::uniform_int_distribution<int> integer(-8, 7);
-  std::vector<Literal> args;
-  for (const HloInstruction* p : module.entry_computation()->parameter_instructions()) {
-    Literal literal(p->shape());
-    const PrimitiveType t = p->shape().element_type();
-    for (int64_t i = 0; i < literal.element_count(); ++i) {
-      if (t == PrimitiveType::PRED) {
-        literal.SetInt64(i, integer(rng) & 1);
-      } else if (IsFloat(t)) {
-        literal.SetDouble(i, real(rng));
-      } else {
-        literal.SetInt64(i, integer(rng));
-      }
-    }
-    args.push_back(std::move(literal));
-  }
-  return args;
-}
 
 // Parses `text`, runs `pass` (expecting `expect_change`), verifies the
 // result and requires bit-identical results on a few random inputs. Returns
@@ -57,7 +34,7 @@ inline std::unique_ptr<HloModule> RunPassAndCompare(std::string_view text, HloPa
   absl::Status verified = VerifyModule(**after);
   EXPECT_TRUE(verified.ok()) << verified << "\n" << PrintModule(**after);
   for (uint32_t seed = 1; seed <= 3; ++seed) {
-    std::vector<Literal> args = RandomArgs(**before, seed);
+    std::vector<Literal> args = runtime::RandomArguments(**before, seed);
     Evaluator evaluator;
     auto want = evaluator.Run(**before, args);
     auto got = evaluator.Run(**after, args);

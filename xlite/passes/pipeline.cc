@@ -1,5 +1,6 @@
 #include "xlite/passes/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,14 @@ void PassPipeline::AddPass(std::unique_ptr<HloPass> pass) {
 PassPipeline& PassPipeline::AddFixedPointGroup(std::string name) {
   steps_.push_back(Step{nullptr, std::make_unique<PassPipeline>(std::move(name))});
   return *steps_.back().group;
+}
+
+int64_t PassPipeline::max_ulp_error() const {
+  int64_t most = 0;
+  for (const Step& step : steps_) {
+    most = std::max(most, step.pass ? step.pass->max_ulp_error() : step.group->max_ulp_error());
+  }
+  return most;
 }
 
 absl::StatusOr<bool> PassPipeline::Run(HloModule& module, const PipelineOptions& options,
@@ -88,6 +97,8 @@ absl::StatusOr<bool> PassPipeline::RunOnce(HloModule& module, const PipelineOpti
       return absl::Status(changed.status().code(), absl::StrCat("pass ", AsAbsl(pass.name()),
                                                                 ": ", changed.status().message()));
     }
+    // Every pass keeps the schedule, whether or not it made instructions.
+    if (*changed) module.UpdateSchedule();
     report->passes.push_back(
         PassRecord{std::string(pass.name()), group, iteration, seconds, *changed});
     changed_any |= *changed;

@@ -52,6 +52,8 @@ class PassPipeline {
   // A group repeated until it reaches its fixed point; fill it through the
   // returned pipeline.
   PassPipeline& AddFixedPointGroup(std::string name);
+  // The largest max_ulp_error() of its passes (see HloPass).
+  int64_t max_ulp_error() const;
 
   // True when any pass changed the module.
   absl::StatusOr<bool> Run(HloModule& module, const PipelineOptions& options,

@@ -4,8 +4,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "xlite/analysis/call_graph.h"
+#include "xlite/analysis/side_effects.h"
 #include "xlite/passes/instruction_maker.h"
-#include "xlite/passes/side_effects.h"
 #include "xlite/passes/while_loop_util.h"
 
 namespace xlite {
@@ -30,14 +31,14 @@ bool NotWorthHoistingAlone(HloOpcode opcode) {
   }
 }
 
-bool MayBeHoisted(const HloInstruction& inst, SideEffectOracle& side_effects) {
+bool MayBeHoisted(const HloInstruction& inst, SideEffectAnalysis& side_effects) {
   return inst.opcode() != HloOpcode::kParameter && inst.opcode() != HloOpcode::kWhile &&
          inst.shape().IsArray() && !inst.IsRoot() && inst.control_predecessors().empty() &&
          inst.control_successors().empty() && !side_effects.HasSideEffect(inst);
 }
 
 // Hoists the invariant work of one loop; false when there is none.
-bool HoistInvariants(HloInstruction* while_op, SideEffectOracle& side_effects,
+bool HoistInvariants(HloInstruction* while_op, SideEffectAnalysis& side_effects,
                      InstructionMaker& make) {
   HloComputation& body = *while_op->called_computations()[1];
   HloInstruction* param = body.parameter_instruction(0);
@@ -163,13 +164,16 @@ bool HoistInvariants(HloInstruction* while_op, SideEffectOracle& side_effects,
 
 absl::StatusOr<bool> WhileLoopInvariantCodeMotionPass::Run(HloModule& module) {
   InstructionMaker make(module);
-  SideEffectOracle side_effects;
-  auto callers = CountCallers(module);
+  SideEffectAnalysis side_effects;
+  CallGraph graph(module);
+  auto call_sites = [&](const HloComputation& c) {
+    return static_cast<int64_t>(graph.CallSitesOf(c).size());
+  };
   bool changed = false;
   for (const auto& computation : module.computations()) {
     std::vector<HloInstruction*> loops;
     for (const auto& inst : computation->instructions()) {
-      if (HasRewritableLoopState(*inst, callers)) loops.push_back(inst.get());
+      if (HasRewritableLoopState(*inst, call_sites)) loops.push_back(inst.get());
     }
     for (HloInstruction* while_op : loops) {
       changed = HoistInvariants(while_op, side_effects, make) || changed;

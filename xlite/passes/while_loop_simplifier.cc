@@ -6,16 +6,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/cost_analysis.h"
+#include "xlite/analysis/side_effects.h"
 #include "xlite/passes/call_inliner.h"
 #include "xlite/passes/instruction_maker.h"
-#include "xlite/passes/side_effects.h"
 #include "xlite/passes/while_loop_util.h"
 
 namespace xlite {
 namespace {
-
-using CallerCounts = absl::flat_hash_map<const HloComputation*, int64_t>;
 
 // Replaces a loop known to run 0 or 1 times; false when its trip count is
 // unknown or larger. Loops ordered by control edges are left alone: their
@@ -186,8 +185,15 @@ bool RemoveDeadElements(HloInstruction* while_op, HloModule& module, Instruction
 
 absl::StatusOr<bool> WhileLoopSimplifierPass::Run(HloModule& module) {
   InstructionMaker make(module);
-  SideEffectOracle side_effects;
-  CallerCounts callers = CountCallers(module);
+  SideEffectAnalysis side_effects;
+  CallGraph graph(module);
+  // Sites of each computation that rewritten loops no longer are.
+  absl::flat_hash_map<const HloComputation*, int64_t> dropped_sites;
+  auto call_sites = [&](const HloComputation& c) {
+    auto it = dropped_sites.find(&c);
+    int64_t dropped = it == dropped_sites.end() ? 0 : it->second;
+    return static_cast<int64_t>(graph.CallSitesOf(c).size()) - dropped;
+  };
   absl::flat_hash_set<const HloComputation*> replaced;
   bool changed = false;
   // Module order visits inner loops (in callees) before the loops around them.
@@ -203,11 +209,12 @@ absl::StatusOr<bool> WhileLoopSimplifierPass::Run(HloModule& module) {
       if (side_effects.HasSideEffect(*while_op)) continue;
       std::vector<HloComputation*> called = while_op->called_computations();
       bool rewritten = RemoveShortLoop(while_op, make) ||
-                       (HasRewritableLoopState(*while_op, callers) &&
+                       (HasRewritableLoopState(*while_op, call_sites) &&
                         RemoveDeadElements(while_op, module, make));
       if (!rewritten) continue;
       for (HloComputation* c : called) {
-        if (--callers[c] == 0) replaced.insert(c);
+        ++dropped_sites[c];
+        if (call_sites(*c) == 0) replaced.insert(c);
       }
       changed = true;
     }

@@ -17,7 +17,7 @@ bool ParameterReadOnlyByElements(const HloComputation& computation) {
 }  // namespace
 
 bool HasRewritableLoopState(const HloInstruction& while_op,
-                            const absl::flat_hash_map<const HloComputation*, int64_t>& callers) {
+                            absl::FunctionRef<int64_t(const HloComputation&)> call_sites) {
   if (while_op.opcode() != HloOpcode::kWhile || !while_op.shape().IsTuple() ||
       while_op.has_sharding() || while_op.called_computations().size() != 2) {
     return false;
@@ -26,22 +26,11 @@ bool HasRewritableLoopState(const HloInstruction& while_op,
   const HloComputation& body = *while_op.called_computations()[1];
   if (&condition == &body) return false;
   for (const HloComputation* c : {&condition, &body}) {
-    auto it = callers.find(c);
-    if (it == callers.end() || it->second != 1 || !ParameterReadOnlyByElements(*c)) return false;
+    if (call_sites(*c) != 1 || !ParameterReadOnlyByElements(*c)) return false;
   }
   const HloInstruction* root = body.root_instruction();
   return root->opcode() == HloOpcode::kTuple &&
          root->operand_count() == static_cast<int64_t>(while_op.shape().tuple_shapes().size());
-}
-
-absl::flat_hash_map<const HloComputation*, int64_t> CountCallers(const HloModule& module) {
-  absl::flat_hash_map<const HloComputation*, int64_t> callers;
-  for (const auto& computation : module.computations()) {
-    for (const auto& inst : computation->instructions()) {
-      for (const HloComputation* called : inst->called_computations()) ++callers[called];
-    }
-  }
-  return callers;
 }
 
 bool IsStateElement(const HloInstruction* hlo, const HloInstruction* param) {

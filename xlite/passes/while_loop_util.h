@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "xlite/passes/instruction_maker.h"
 
 namespace xlite {
@@ -14,13 +14,11 @@ namespace xlite {
 // True when `while_op` carries a tuple state that both its computations read
 // only through get-tuple-element of their parameter, the body root is a
 // tuple instruction, no called computation is shared with another caller
-// (`callers` counts the calling instructions of each computation), and the
+// (`call_sites` says how many call sites name a computation now: a
+// CallGraph's CallSitesOf, less those a pass has rewritten away), and the
 // loop has no sharding (a tuple sharding would have to be rewritten too).
 bool HasRewritableLoopState(const HloInstruction& while_op,
-                            const absl::flat_hash_map<const HloComputation*, int64_t>& callers);
-
-// How many instructions call each computation of `module`.
-absl::flat_hash_map<const HloComputation*, int64_t> CountCallers(const HloModule& module);
+                            absl::FunctionRef<int64_t(const HloComputation&)> call_sites);
 
 // True when `hlo` is get-tuple-element(`param`), any index.
 bool IsStateElement(const HloInstruction* hlo, const HloInstruction* param);

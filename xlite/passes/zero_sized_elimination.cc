@@ -4,14 +4,14 @@
 
 #include "absl/container/flat_hash_set.h"
 
+#include "xlite/analysis/side_effects.h"
 #include "xlite/passes/instruction_maker.h"
-#include "xlite/passes/side_effects.h"
 
 namespace xlite {
 
 absl::StatusOr<bool> ZeroSizedEliminationPass::Run(HloModule& module) {
   InstructionMaker make(module);
-  SideEffectOracle effects;
+  SideEffectAnalysis effects;
   bool changed = false;
   for (const auto& computation : module.computations()) {
     absl::flat_hash_set<HloInstruction*> empty;

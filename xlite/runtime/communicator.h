@@ -1,12 +1,14 @@
 // The Communicator carries collectives between the devices of one run: a
 // group exchange (every member contributes a literal and receives all
 // contributions in group order) and buffered point-to-point transfers. The
-// in-process implementation runs devices as threads; an MPI one can follow.
+// in-process implementation runs devices as threads; the MPI one (runtime/mpi)
+// runs one device per rank.
 #ifndef XLITE_RUNTIME_COMMUNICATOR_H_
 #define XLITE_RUNTIME_COMMUNICATOR_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xlite/ir/literal.h"
+#include "xlite/ir/reduction_kind.h"
 
 namespace xlite {
 
@@ -34,6 +37,39 @@ class Communicator {
   // Every member must pass the same group.
   virtual absl::StatusOr<std::shared_ptr<const std::vector<Literal>>> Exchange(
       std::string_view key, int64_t self, absl::Span<const int64_t> group, Literal value) = 0;
+
+  // Optional native forms of collectives that Exchange can also express. Each
+  // returns std::nullopt when this communicator does not carry the case
+  // natively, and the caller then uses Exchange; a communicator takes a case
+  // only when its result is bit-identical to what Exchange gives, and every
+  // member makes the same choice (it depends only on the arguments' shapes
+  // and `kind`), so sequence numbers per key stay matched. The defaults carry
+  // nothing.
+  //
+  // AllReduce: `value` (an array) reduced elementwise over `group`.
+  virtual absl::StatusOr<std::optional<Literal>> AllReduce(std::string_view key, int64_t self,
+                                                           absl::Span<const int64_t> group,
+                                                           ReductionKind kind,
+                                                           const Literal& value) {
+    (void)key, (void)self, (void)group, (void)kind, (void)value;
+    return std::nullopt;
+  }
+  // AllToAll: blocks[i] (arrays) go to member i; returns the block every
+  // member sent to `self`, in group order.
+  virtual absl::StatusOr<std::optional<std::vector<Literal>>> AllToAll(
+      std::string_view key, int64_t self, absl::Span<const int64_t> group,
+      const std::vector<Literal>& blocks) {
+    (void)key, (void)self, (void)group, (void)blocks;
+    return std::nullopt;
+  }
+  // ReduceScatter: blocks[i] of every member reduced elementwise; member i
+  // receives the reduction of the members' blocks[i].
+  virtual absl::StatusOr<std::optional<Literal>> ReduceScatter(
+      std::string_view key, int64_t self, absl::Span<const int64_t> group, ReductionKind kind,
+      const std::vector<Literal>& blocks) {
+    (void)key, (void)self, (void)group, (void)kind, (void)blocks;
+    return std::nullopt;
+  }
 
   // Queues `value` from `source` to `target` (does not wait for the receiver).
   virtual absl::Status Send(std::string_view key, int64_t source, int64_t target,

@@ -4,9 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "xlite/analysis/collective_groups.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
+#include "xlite/ir/schedule.h"
 #include "xlite/passes/instruction_maker.h"
 #include "xlite/sched/async_pairs.h"
 
@@ -68,13 +69,14 @@ std::string UniqueComputationName(const HloModule& module, const std::string& st
   return name;
 }
 
-// The instruction order of `c` with `replacements[inst]` in place of inst
-// (empty: removed), so that a schedule survives the rewrite.
-using Replacements = absl::flat_hash_map<const HloInstruction*, std::vector<const HloInstruction*>>;
-std::vector<const HloInstruction*> OrderWith(
-    const std::vector<const HloInstruction*>& before, const Replacements& replacements) {
-  std::vector<const HloInstruction*> order;
-  for (const HloInstruction* inst : before) {
+// The order of `c` with `replacements[inst]` in place of inst (empty:
+// removed), so that a schedule keeps the new instructions where the old
+// ones ran.
+using Replacements = absl::flat_hash_map<const HloInstruction*, std::vector<HloInstruction*>>;
+HloSchedule::Sequence OrderWith(absl::Span<HloInstruction* const> before,
+                                const Replacements& replacements) {
+  HloSchedule::Sequence order;
+  for (HloInstruction* inst : before) {
     auto it = replacements.find(inst);
     if (it == replacements.end()) {
       order.push_back(inst);
@@ -85,20 +87,17 @@ std::vector<const HloInstruction*> OrderWith(
   return order;
 }
 
-std::vector<const HloInstruction*> TextOrder(const HloComputation& c) {
-  std::vector<const HloInstruction*> order;
-  for (const auto& inst : c.instructions()) order.push_back(inst.get());
-  return order;
-}
-
-// Applies the rewrite of one computation: new instructions where the old
-// ones were, the old ones removed.
-void Reorder(InstructionMaker& maker, HloComputation& c,
-             const std::vector<const HloInstruction*>& before, const Replacements& replacements,
+// Applies the rewrite of one computation: the old instructions removed and,
+// in a scheduled module, the new ones sequenced where the old ones were (an
+// unscheduled one gets them before their first users).
+void Reorder(InstructionMaker& maker, HloModule& module, HloComputation& c,
+             const HloSchedule::Sequence& before, const Replacements& replacements,
              const std::vector<HloInstruction*>& removed) {
   maker.Finish();
   for (HloInstruction* dead : removed) c.RemoveInstruction(dead);
-  c.SetInstructionOrder(OrderWith(before, replacements));
+  if (module.is_scheduled()) {
+    module.mutable_schedule().set_sequence(c, OrderWith(before, replacements));
+  }
 }
 
 // An async-start whose computation is the collective on its parameters in
@@ -128,7 +127,7 @@ absl::StatusOr<bool> AsyncCollectiveCreatorPass::Run(HloModule& module) {
       if (AsyncFormOf(*inst).has_value()) collectives.push_back(inst.get());
     }
     if (collectives.empty()) continue;
-    const std::vector<const HloInstruction*> before = TextOrder(*c);
+    const HloSchedule::Sequence before = TextOrder(*c);
     InstructionMaker maker(module);
     Replacements replacements;
     for (HloInstruction* op : collectives) {
@@ -167,7 +166,7 @@ absl::StatusOr<bool> AsyncCollectiveCreatorPass::Run(HloModule& module) {
       op->DropAllControlDeps();
       replacements[op] = {start, done};
     }
-    Reorder(maker, *c, before, replacements, collectives);
+    Reorder(maker, module, *c, before, replacements, collectives);
     changed = true;
   }
   return changed;
@@ -177,14 +176,14 @@ absl::StatusOr<bool> ConvertAsyncCollectivesToSyncPass::Run(HloModule& module) {
   bool changed = false;
   for (const auto& computation : module.computations()) {
     HloComputation* c = computation.get();
-    const std::vector<const HloInstruction*> before = TextOrder(*c);
+    const HloSchedule::Sequence before = TextOrder(*c);
     // Pairs with nothing scheduled between start and done.
     std::vector<std::pair<HloInstruction*, HloInstruction*>> pairs;
     for (size_t i = 1; i < before.size(); ++i) {
       const HloInstruction* start = StartOfDone(*before[i]);
       if (start == before[i - 1] && start->user_count() == 1 && WrapsOnlyTheCollective(*start) &&
           start->control_successors().empty() && before[i]->control_predecessors().empty()) {
-        pairs.push_back({const_cast<HloInstruction*>(start), const_cast<HloInstruction*>(before[i])});
+        pairs.push_back({before[i - 1], before[i]});
       }
     }
     if (pairs.empty()) continue;
@@ -217,7 +216,7 @@ absl::StatusOr<bool> ConvertAsyncCollectivesToSyncPass::Run(HloModule& module) {
       removed.push_back(done);
       removed.push_back(start);
     }
-    Reorder(maker, *c, before, replacements, removed);
+    Reorder(maker, module, *c, before, replacements, removed);
     changed = true;
   }
   // Wrapped computations nobody calls any more are left for dce.

@@ -1,6 +1,6 @@
 // hlo-memory-scheduler: orders every sequential computation with a memory
-// scheduler (best by default, as XLA's DefaultMemoryScheduler) and marks the
-// module scheduled; the order is the text order printed with is_scheduled=true.
+// scheduler (best by default, as XLA's DefaultMemoryScheduler) and sets the
+// module's HloSchedule (is_scheduled=true in the text, printed in its order).
 #ifndef XLITE_SCHED_HLO_MEMORY_SCHEDULER_H_
 #define XLITE_SCHED_HLO_MEMORY_SCHEDULER_H_
 
@@ -9,9 +9,9 @@
 
 namespace xlite {
 
-// Puts `sequence` into the module: the one place that writes a schedule (to
-// become the module's explicit schedule once it has one).
-void ApplyModuleSequence(const ModuleSequence& sequence, HloModule& module);
+// Sets `schedule` as the module's; returns whether it differs from the
+// schedule the module had (an unscheduled module always changes).
+bool SetModuleSchedule(HloSchedule schedule, HloModule& module);
 
 class HloMemorySchedulerPass : public HloPass {
  public:

@@ -12,9 +12,9 @@
 
 namespace xlite {
 
-std::vector<const HloInstruction*> LatencyHidingOrder(
-    const std::vector<const HloInstruction*>& base, LatencyModel& model,
-    const LatencyHidingOptions& options) {
+HloSchedule::Sequence LatencyHidingOrder(absl::Span<HloInstruction* const> base,
+                                         LatencyModel& model,
+                                         const LatencyHidingOptions& options) {
   const int32_t n = static_cast<int32_t>(base.size());
   absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
   for (int32_t i = 0; i < n; ++i) index[base[i]] = i;
@@ -60,7 +60,7 @@ std::vector<const HloInstruction*> LatencyHidingOrder(
     if (pending_successors[i] == 0) ready.push_back(i);
   }
   std::vector<int> in_flight(kNumCollectiveKinds, 0);
-  std::vector<const HloInstruction*> reversed;
+  HloSchedule::Sequence reversed;
   reversed.reserve(n);
   double now = 0;
   // Best candidate by a rule: among `ready` entries passing `accept`, the
@@ -120,7 +120,7 @@ std::vector<const HloInstruction*> LatencyHidingOrder(
 }
 
 absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& aliases,
-                                                          const ModuleSequence& base,
+                                                          const HloSchedule& base,
                                                           LatencyModel& model,
                                                           const LatencyHidingOptions& options) {
   LatencyHidingResult result;
@@ -132,22 +132,23 @@ absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& a
                            " bytes) is over the memory limit (", result.memory_limit_bytes,
                            " bytes)");
   }
-  result.sequence = base;
+  result.schedule = base;
   const std::vector<const HloComputation*>& computations =
       aliases.dataflow().sequential_computations();
   for (const HloComputation* c : computations) {
-    result.sequence.Set(*c, LatencyHidingOrder(*base.Find(*c), model, options));
+    result.schedule.set_sequence(*c, LatencyHidingOrder(base.sequence(*c), model, options));
   }
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness,
-                         Liveness::Run(aliases, result.sequence));
+                         Liveness::Run(aliases, result.schedule));
   result.peak_bytes = liveness->peak_bytes();
   // Over the limit: give computations back their base order, callers first
   // (the entry holds the longest live ranges), until the peak fits.
   for (auto it = computations.rbegin();
        it != computations.rend() && result.peak_bytes > result.memory_limit_bytes; ++it) {
-    result.sequence.Set(**it, *base.Find(**it));
+    absl::Span<HloInstruction* const> order = base.sequence(**it);
+    result.schedule.set_sequence(**it, {order.begin(), order.end()});
     result.kept_base_order.push_back((*it)->name());
-    XLITE_ASSIGN_OR_RETURN(liveness, Liveness::Run(aliases, result.sequence));
+    XLITE_ASSIGN_OR_RETURN(liveness, Liveness::Run(aliases, result.schedule));
     result.peak_bytes = liveness->peak_bytes();
   }
   std::reverse(result.kept_base_order.begin(), result.kept_base_order.end());
@@ -158,24 +159,17 @@ absl::StatusOr<bool> LatencyHidingSchedulerPass::Run(HloModule& module) {
   if (module.entry_computation() == nullptr) return false;
   FlattenCallGraphPass flatten;
   XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
+  module.UpdateSchedule();  // flattening may have added computations
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
-  ModuleSequence base = CurrentModuleSequence(module);
+  HloSchedule base = CurrentSchedule(module);
   if (!module.is_scheduled()) {
     XLITE_ASSIGN_OR_RETURN(MemorySchedule memory, ScheduleForMemory(*aliases, MemoryScheduler::kBest));
-    base = std::move(memory.sequence);
+    base = std::move(memory.schedule);
   }
   LatencyModel model(device_);
   XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
                          ScheduleLatencyHiding(*aliases, base, model, options_));
-  bool changed = !module.is_scheduled();
-  for (const HloComputation* c : aliases->dataflow().sequential_computations()) {
-    const std::vector<const HloInstruction*>& order = *result.sequence.Find(*c);
-    for (size_t i = 0; i < order.size() && !changed; ++i) {
-      changed = c->instructions()[i].get() != order[i];
-    }
-  }
-  ApplyModuleSequence(result.sequence, module);
-  return changed;
+  return SetModuleSchedule(std::move(result.schedule), module);
 }
 
 }  // namespace xlite

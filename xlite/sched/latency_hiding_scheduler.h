@@ -27,7 +27,7 @@ struct LatencyHidingOptions {
 };
 
 struct LatencyHidingResult {
-  ModuleSequence sequence;
+  HloSchedule schedule;
   int64_t base_peak_bytes = 0;
   int64_t peak_bytes = 0;
   int64_t memory_limit_bytes = 0;
@@ -37,14 +37,14 @@ struct LatencyHidingResult {
 };
 
 // Orders one computation from its base order (a valid schedule of it).
-std::vector<const HloInstruction*> LatencyHidingOrder(
-    const std::vector<const HloInstruction*>& base, LatencyModel& model,
-    const LatencyHidingOptions& options);
+HloSchedule::Sequence LatencyHidingOrder(absl::Span<HloInstruction* const> base,
+                                         LatencyModel& model,
+                                         const LatencyHidingOptions& options);
 
 // Every sequential computation of the analysed module, from `base`. Fails
 // when even the base order is over an explicit memory limit.
 absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& aliases,
-                                                          const ModuleSequence& base,
+                                                          const HloSchedule& base,
                                                           LatencyModel& model,
                                                           const LatencyHidingOptions& options);
 

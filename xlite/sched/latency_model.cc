@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "xlite/analysis/collective_groups.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
 

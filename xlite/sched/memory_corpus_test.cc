@@ -40,9 +40,9 @@ TEST(MemoryCorpusTest, BestIsNoWorseThanEachScheduler) {
         EXPECT_LE(best->peak_bytes, other->peak_bytes) << MemorySchedulerName(s);
       }
       for (const HloComputation* c : (*aliases)->dataflow().sequential_computations()) {
-        EXPECT_TRUE(CheckSequence(*c, *best->sequence.Find(*c)).ok());
+        EXPECT_TRUE(VerifySequence(*c, best->schedule.sequence(*c)).ok());
       }
-      auto liveness = Liveness::Run(**aliases, best->sequence);
+      auto liveness = Liveness::Run(**aliases, best->schedule);
       ASSERT_TRUE(liveness.ok()) << liveness.status();
       EXPECT_EQ((*liveness)->peak_bytes(), best->peak_bytes);
       BufferAssignment assignment = AssignBuffers(**liveness);

@@ -30,7 +30,7 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   report.scheduler_peaks.push_back({"best", best});
   // Print order: postorder, dfs, list, best.
   std::reverse(report.scheduler_peaks.begin(), report.scheduler_peaks.end() - 1);
-  ModuleSequence module_order = CurrentModuleSequence(module);
+  const HloSchedule module_order = CurrentSchedule(module);
   absl::StatusOr<std::unique_ptr<Liveness>> as_written = Liveness::Run(*aliases, module_order);
   if (as_written.ok()) report.scheduler_peaks.push_back({"module_order", (*as_written)->peak_bytes()});
   if (use_module_order) {
@@ -42,8 +42,8 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
       absl::StrAppend(&report.scheduler, " (", AsAbsl(MemorySchedulerName(chosen->scheduler)), ")");
     }
   }
-  const ModuleSequence& sequence = use_module_order ? module_order : chosen->sequence;
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness, Liveness::Run(*aliases, sequence));
+  const HloSchedule& schedule = use_module_order ? module_order : chosen->schedule;
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness, Liveness::Run(*aliases, schedule));
   BufferAssignment assignment = AssignBuffers(*liveness);
 
   report.peak_bytes = liveness->peak_bytes();

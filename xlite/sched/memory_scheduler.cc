@@ -36,7 +36,7 @@ namespace {
 // when it is a temporary that neither enters through a parameter nor leaves
 // through the root: only those are allocated and freed inside.
 struct LocalMemory {
-  std::vector<const HloInstruction*> instructions;
+  std::vector<HloInstruction*> instructions;
   absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
   std::vector<int64_t> defined_bytes;
   std::vector<std::vector<int32_t>> reads;  // local buffer ids
@@ -101,15 +101,14 @@ struct LocalMemory {
   }
 };
 
-std::vector<const HloInstruction*> PostOrderSchedule(const HloComputation& c) {
-  std::vector<HloInstruction*> order = c.MakeInstructionPostOrder();
-  return {order.begin(), order.end()};
+HloSchedule::Sequence PostOrderSchedule(const HloComputation& c) {
+  return c.MakeInstructionPostOrder();
 }
 
 // XLA's DFS scheduler: depth first from the root, visiting first the
 // operands whose subgraphs have the most extra users, then the most bytes,
 // then by name, so that big subgraphs finish (and free) before others start.
-std::vector<const HloInstruction*> DfsSchedule(const LocalMemory& m, const HloComputation& c) {
+HloSchedule::Sequence DfsSchedule(const LocalMemory& m, const HloComputation& c) {
   const size_t n = m.instructions.size();
   std::vector<int64_t> extra_users(n, 0), total_bytes(n, 0);
   for (const HloInstruction* inst : c.MakeInstructionPostOrder()) {
@@ -130,7 +129,7 @@ std::vector<const HloInstruction*> DfsSchedule(const LocalMemory& m, const HloCo
       return m.instructions[a]->name() < m.instructions[b]->name();
     });
   }
-  std::vector<const HloInstruction*> order;
+  HloSchedule::Sequence order;
   order.reserve(n);
   std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
   std::vector<std::pair<int32_t, size_t>> stack;
@@ -161,7 +160,7 @@ std::vector<const HloInstruction*> DfsSchedule(const LocalMemory& m, const HloCo
 // XLA's list scheduler: of the ready instructions, the one that frees the
 // most bytes net of what it allocates (scalars first, as they are cheap to
 // keep in registers), ties to the one with more users, then text order.
-std::vector<const HloInstruction*> ListSchedule(const LocalMemory& m) {
+HloSchedule::Sequence ListSchedule(const LocalMemory& m) {
   const int32_t n = static_cast<int32_t>(m.instructions.size());
   std::vector<int32_t> pending(n, 0);
   std::vector<std::vector<int32_t>> successors(n);
@@ -196,7 +195,7 @@ std::vector<const HloInstruction*> ListSchedule(const LocalMemory& m) {
   for (int32_t i = 0; i < n; ++i) {
     if (pending[i] == 0) make_ready(i);
   }
-  std::vector<const HloInstruction*> order;
+  HloSchedule::Sequence order;
   order.reserve(n);
   while (!ready.empty()) {
     const int32_t i = std::get<2>(*ready.begin());
@@ -221,9 +220,9 @@ std::vector<const HloInstruction*> ListSchedule(const LocalMemory& m) {
 
 }  // namespace
 
-std::vector<const HloInstruction*> ScheduleComputation(const AliasAnalysis& aliases,
-                                                       const HloComputation& computation,
-                                                       MemoryScheduler scheduler) {
+HloSchedule::Sequence ScheduleComputation(const AliasAnalysis& aliases,
+                                          const HloComputation& computation,
+                                          MemoryScheduler scheduler) {
   if (scheduler == MemoryScheduler::kPostOrder) return PostOrderSchedule(computation);
   LocalMemory memory(aliases, computation);
   if (scheduler == MemoryScheduler::kDfs) return DfsSchedule(memory, computation);
@@ -236,13 +235,14 @@ absl::StatusOr<MemorySchedule> ScheduleForMemory(const AliasAnalysis& aliases,
   auto run = [&](MemoryScheduler base) -> absl::StatusOr<MemorySchedule> {
     MemorySchedule schedule;
     schedule.scheduler = base;
-    // Computations the dataflow does not sequence keep their text order.
-    schedule.sequence = CurrentModuleSequence(module);
+    // Computations the dataflow does not sequence (reducers) keep their
+    // order.
+    schedule.schedule = CurrentSchedule(module);
     for (const HloComputation* c : aliases.dataflow().sequential_computations()) {
-      schedule.sequence.Set(*c, ScheduleComputation(aliases, *c, base));
+      schedule.schedule.set_sequence(*c, ScheduleComputation(aliases, *c, base));
     }
     XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness,
-                           Liveness::Run(aliases, schedule.sequence));
+                           Liveness::Run(aliases, schedule.schedule));
     schedule.peak_bytes = liveness->peak_bytes();
     return schedule;
   };

@@ -23,9 +23,9 @@ inline constexpr MemoryScheduler kBaseMemorySchedulers[] = {
     MemoryScheduler::kList, MemoryScheduler::kDfs, MemoryScheduler::kPostOrder};
 
 struct MemorySchedule {
-  ModuleSequence sequence;
+  HloSchedule schedule;
   MemoryScheduler scheduler = MemoryScheduler::kPostOrder;  // best: the winner
-  int64_t peak_bytes = 0;  // the liveness peak of `sequence`
+  int64_t peak_bytes = 0;  // the liveness peak of `schedule`
 };
 
 // Orders every sequential computation of the analysed module.
@@ -33,9 +33,9 @@ absl::StatusOr<MemorySchedule> ScheduleForMemory(const AliasAnalysis& aliases,
                                                  MemoryScheduler scheduler);
 
 // The order one base scheduler gives one sequential computation.
-std::vector<const HloInstruction*> ScheduleComputation(const AliasAnalysis& aliases,
-                                                       const HloComputation& computation,
-                                                       MemoryScheduler scheduler);
+HloSchedule::Sequence ScheduleComputation(const AliasAnalysis& aliases,
+                                          const HloComputation& computation,
+                                          MemoryScheduler scheduler);
 
 }  // namespace xlite
 

@@ -37,7 +37,7 @@ std::vector<std::string> EntryOrder(const HloModule& module, MemoryScheduler sch
   EXPECT_TRUE(schedule.ok()) << schedule.status();
   if (!schedule.ok()) return {};
   std::vector<std::string> names;
-  for (const HloInstruction* inst : *schedule->sequence.Find(*module.entry_computation())) {
+  for (const HloInstruction* inst : schedule->schedule.sequence(*module.entry_computation())) {
     names.push_back(inst->name());
   }
   return names;
@@ -189,10 +189,7 @@ TEST(HloMemorySchedulerPassTest, SchedulesVerifiesRoundTripsAndComputesTheSame) 
   ASSERT_TRUE(reparsed.ok()) << reparsed.status();
   EXPECT_TRUE((*reparsed)->is_scheduled());
   EXPECT_EQ(PrintModule(**reparsed), text);
-  for (const auto& c : (*reparsed)->computations()) {
-    const ModuleSequence sequence = CurrentModuleSequence(**reparsed);
-    EXPECT_TRUE(CheckSequence(*c, *sequence.Find(*c)).ok());
-  }
+  EXPECT_TRUE(VerifyModule(**reparsed).ok());
   // Running it again changes nothing.
   auto again = (*pass)->Run(**reparsed);
   ASSERT_TRUE(again.ok());

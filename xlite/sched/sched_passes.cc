@@ -53,7 +53,7 @@ absl::StatusOr<std::unique_ptr<HloPass>> MakeLatencyHidingScheduler(PassArgs& ar
 }  // namespace
 
 void RegisterSchedulingPasses() {
-  RegisterPasses({
+  const PassInfo passes[] = {
       {"hlo-memory-scheduler",
        "orders every sequential computation to keep the peak of live bytes low and sets "
        "is_scheduled (scheduler=best|list|dfs|postorder; best keeps the lowest peak)",
@@ -71,7 +71,8 @@ void RegisterSchedulingPasses() {
        "(default: the base schedule's peak), max_in_flight=1 per collective kind); sets "
        "is_scheduled",
        MakeLatencyHidingScheduler},
-  });
+  };
+  for (const PassInfo& info : passes) RegisterPass(info);
 }
 
 }  // namespace xlite

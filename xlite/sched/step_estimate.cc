@@ -14,21 +14,21 @@ constexpr std::string_view kComputeStream = kComputeStreamName;
 
 class Simulator {
  public:
-  Simulator(const ModuleSequence& sequence, LatencyModel& model, bool synchronous,
+  Simulator(const HloSchedule& schedule, LatencyModel& model, bool synchronous,
             StepEstimate& out)
-      : sequence_(sequence), model_(model), synchronous_(synchronous), out_(out) {}
+      : schedule_(schedule), model_(model), synchronous_(synchronous), out_(out) {}
 
   // Runs `c` once from `begin`; returns its end and its critical path.
   // Statistics count `executions` runs; slices are recorded when `record`.
   absl::StatusOr<std::pair<double, double>> Run(const HloComputation& c, double begin,
                                                 double executions, bool record) {
-    const std::vector<const HloInstruction*>* order = sequence_.Find(c);
-    if (order == nullptr) return InvalidArgument("no schedule for ", AsAbsl(c.name()));
+    if (!schedule_.has_sequence(c)) return InvalidArgument("no schedule for ", AsAbsl(c.name()));
+    absl::Span<HloInstruction* const> order = schedule_.sequence(c);
     absl::flat_hash_map<const HloInstruction*, double> ready, path, finish;
     std::array<double, kNumCollectiveKinds> stream_free;
     stream_free.fill(begin);
     double compute_free = begin, longest = 0;
-    for (const HloInstruction* inst : *order) {
+    for (const HloInstruction* inst : order) {
       double t0 = compute_free, p0 = 0;
       auto wait_for = [&](const HloInstruction* pred) {
         auto r = ready.find(pred);
@@ -143,7 +143,7 @@ class Simulator {
     out_.slices.push_back({inst.name(), inst.metadata().op_name, std::string(stream), begin, end});
   }
 
-  const ModuleSequence& sequence_;
+  const HloSchedule& schedule_;
   LatencyModel& model_;
   const bool synchronous_;
   StepEstimate& out_;
@@ -153,11 +153,11 @@ class Simulator {
 
 }  // namespace
 
-absl::StatusOr<StepEstimate> EstimateStep(const HloModule& module, const ModuleSequence& sequence,
+absl::StatusOr<StepEstimate> EstimateStep(const HloModule& module, const HloSchedule& schedule,
                                           LatencyModel& model, bool synchronous) {
   StepEstimate estimate;
   if (module.entry_computation() == nullptr) return InvalidArgument("module has no entry");
-  Simulator simulator(sequence, model, synchronous, estimate);
+  Simulator simulator(schedule, model, synchronous, estimate);
   XLITE_ASSIGN_OR_RETURN(auto result, simulator.Run(*module.entry_computation(), 0, 1, true));
   estimate.step_seconds = result.first;
   estimate.critical_path_seconds = result.second;

@@ -51,10 +51,10 @@ struct StepEstimate {
   std::vector<TimelineSlice> slices;
 };
 
-// Simulates `sequence` (every sequential computation ordered). With
+// Simulates `schedule` (every sequential computation ordered). With
 // `synchronous`, async pairs wait at their start as synchronous collectives
 // do (the order without latency hiding).
-absl::StatusOr<StepEstimate> EstimateStep(const HloModule& module, const ModuleSequence& sequence,
+absl::StatusOr<StepEstimate> EstimateStep(const HloModule& module, const HloSchedule& schedule,
                                           LatencyModel& model, bool synchronous = false);
 
 }  // namespace xlite

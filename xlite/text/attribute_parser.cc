@@ -1,7 +1,7 @@
-// Instruction attributes: the per-opcode attribute tables (which names an
-// opcode takes, which are required, where each value is stored) and the value
-// grammars of spec §1.9/§1.10 (windows, dim labels, padding, replica groups,
-// metadata, frontend attributes, backend_config, ...).
+// The value grammars of instruction attributes, spec §1.9/§1.10 (windows, dim
+// labels, padding, replica groups, metadata, frontend attributes, domains,
+// ...). Which keys an opcode takes is attribute_schema.h's; attribute_reader.cc
+// reads them.
 #include <algorithm>
 #include <charconv>
 
@@ -13,16 +13,6 @@
 
 namespace xlite {
 namespace {
-
-constexpr bool kRequired = true;
-constexpr bool kOptional = false;
-
-template <typename T>
-T* Record(const std::unique_ptr<OpAttrs>& record) {
-  T* typed = dynamic_cast<T*>(record.get());
-  XLITE_CHECK(typed != nullptr);
-  return typed;
-}
 
 // Splits `text` on `sep` into integers; false when a piece is not one.
 bool SplitInts(std::string_view text, char sep, std::vector<int64_t>* out) {
@@ -55,95 +45,6 @@ absl::Status HloTextParser::ParseEnum(const EnumSpelling& spelling, int* index) 
   }
   *index = found;
   Advance();
-  return absl::OkStatus();
-}
-
-absl::Status HloTextParser::ParseAttributes(std::initializer_list<AttrSpec> specs,
-                                            HloInstruction* common,
-                                            size_t instruction_offset,
-                                            const AttrSpec* extra) {
-  absl::InlinedVector<bool, 16> seen(specs.size() + 1, false);
-  absl::InlinedVector<std::string_view, 4> seen_common;
-  while (!in_nested_operand_ && kind() == TokKind::kComma) {
-    Advance();
-    if (kind() != TokKind::kAttrName) return Expected("an attribute name=");
-    std::string_view name = tok().text;
-    size_t name_offset = tok().offset;
-    Advance();
-    const AttrSpec* spec = nullptr;
-    size_t slot = 0;
-    for (const AttrSpec& s : specs) {
-      if (s.name == name) {
-        spec = &s;
-        break;
-      }
-      ++slot;
-    }
-    if (spec == nullptr && extra != nullptr && extra->name == name) spec = extra;
-    if (spec != nullptr) {
-      if (seen[slot]) return ErrorAt(name_offset, Cat("duplicate attribute '", name, "'"));
-      seen[slot] = true;
-      XLITE_RETURN_IF_ERROR(spec->parse());
-      continue;
-    }
-    if (std::find(seen_common.begin(), seen_common.end(), name) != seen_common.end()) {
-      return ErrorAt(name_offset, Cat("duplicate attribute '", name, "'"));
-    }
-    bool handled = false;
-    XLITE_RETURN_IF_ERROR(ParseCommonAttribute(name, common, &handled));
-    if (!handled) return ErrorAt(name_offset, Cat("unknown attribute '", name, "'"));
-    seen_common.push_back(name);
-  }
-  size_t slot = 0;
-  for (const AttrSpec& s : specs) {
-    if (s.required && !seen[slot]) {
-      return ErrorAt(instruction_offset, Cat("missing required attribute '", s.name, "'"));
-    }
-    ++slot;
-  }
-  if (extra != nullptr && extra->required && !seen[specs.size()]) {
-    return ErrorAt(instruction_offset, Cat("missing required attribute '", extra->name, "'"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status HloTextParser::ParseCommonAttribute(std::string_view name,
-                                                 HloInstruction* inst, bool* handled) {
-  *handled = true;
-  if (name == "sharding") {
-    HloSharding sharding;
-    XLITE_RETURN_IF_ERROR(ParseSharding(&sharding));
-    inst->set_sharding(std::move(sharding));
-  } else if (name == "metadata") {
-    return ParseMetadata(inst->mutable_metadata());
-  } else if (name == "frontend_attributes") {
-    return ParseFrontendAttributes(inst->mutable_frontend_attributes());
-  } else if (name == "backend_config") {
-    if (kind() == TokKind::kString) {
-      std::string text;
-      XLITE_RETURN_IF_ERROR(ParseString(&text));
-      inst->set_backend_config(std::move(text), false);
-    } else if (kind() == TokKind::kLbrace) {
-      std::string_view block;
-      if (!lexer_.ScanBraceBlock(&block)) return Error("unbalanced '{' in backend_config");
-      inst->set_backend_config(std::string(block), true);
-    } else {
-      return Expected("a string or a JSON dict");
-    }
-  } else if (name == "statistics") {
-    Statistics statistics;
-    XLITE_RETURN_IF_ERROR(ParseStatistics(&statistics));
-    inst->set_statistics(std::move(statistics));
-  } else if (name == "origin" || name == "original_value") {  // original_value: 2024 dumps
-    std::string_view block;
-    if (kind() != TokKind::kLbrace) return Expected("'{'");
-    if (!lexer_.ScanBraceBlock(&block)) return Error("unbalanced '{' in origin");
-    inst->set_origin(std::string(block));
-  } else if (name == "control-predecessors") {
-    return ParseControlPredecessors(inst);
-  } else {
-    *handled = false;
-  }
   return absl::OkStatus();
 }
 
@@ -592,6 +493,52 @@ absl::Status HloTextParser::ParseResultAccuracy(ResultAccuracy* accuracy) {
   return Expect(TokKind::kRbrace, "'}'");
 }
 
+absl::Status HloTextParser::ParseSparsity(std::vector<SparsityDescriptor>* sparsity) {
+  sparsity->clear();
+  const size_t offset = tok().offset;
+  if (kind() != TokKind::kIdent) return Expected("a sparsity descriptor like L.1@2:4");
+  const std::string_view text = lexer_.text();
+  size_t pos = offset;
+  // Reads the digits at `pos` into `*value`; false when there are none.
+  auto number = [&](int64_t* value) {
+    size_t start = pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    auto [ptr, ec] = std::from_chars(text.data() + start, text.data() + pos, *value);
+    return pos > start && ec == std::errc() && ptr == text.data() + pos;
+  };
+  auto expect = [&](char c) {
+    if (pos >= text.size() || text[pos] != c) return false;
+    ++pos;
+    return true;
+  };
+  while (true) {
+    SparsityDescriptor d;
+    const size_t item = pos;
+    if (pos >= text.size() || (text[pos] != 'L' && text[pos] != 'R')) {
+      return ErrorAt(item, "expected a sparsity descriptor like L.1@2:4 (L or R first)");
+    }
+    d.operand = text[pos] == 'L' ? 0 : 1;
+    ++pos;
+    if (!expect('.') || !number(&d.dimension) || !expect('@') || !number(&d.n) ||
+        !expect(':') || !number(&d.m)) {
+      return ErrorAt(item, "expected a sparsity descriptor like L.1@2:4");
+    }
+    if (d.n < 1 || d.m <= d.n) {
+      return ErrorAt(item, Cat("structured sparsity ", d.n, ":", d.m, " needs 1 <= n < m"));
+    }
+    for (const SparsityDescriptor& other : *sparsity) {
+      if (other.operand == d.operand) {
+        return ErrorAt(item, Cat("two sparsity descriptors for the ",
+                                 d.operand == 0 ? "lhs" : "rhs"));
+      }
+    }
+    sparsity->push_back(d);
+    if (!expect('_')) break;
+  }
+  lexer_.ResetTo(pos);
+  return absl::OkStatus();
+}
+
 absl::Status HloTextParser::ParseDomain(DomainAttrs* domain) {
   size_t offset = tok().offset;
   bool has_kind = false;
@@ -653,518 +600,6 @@ absl::Status HloTextParser::ParseControlPredecessors(HloInstruction* inst) {
     Advance();
     return absl::OkStatus();
   });
-}
-
-absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
-                                                  HloInstruction* common,
-                                                  size_t offset, const AttrSpec* extra) {
-  using O = HloOpcode;
-  const HloOpcode op = inst->opcode();
-  const AttrsKind attrs_kind = AttrsKindOf(op);
-  std::unique_ptr<OpAttrs> record =
-      attrs_kind == AttrsKind::kAccuracy ? nullptr : MakeDefaultAttrs(attrs_kind);
-  std::vector<HloComputation*> called;  // in the opcode's order
-  HloComputation* to_apply = nullptr;
-  auto parse_dims = [&]() -> absl::Status {
-    std::vector<int64_t> dims;
-    XLITE_RETURN_IF_ERROR(ParseIntList(&dims));
-    inst->set_dimensions(std::move(dims));
-    return absl::OkStatus();
-  };
-  auto parse_to_apply = [&] { return ParseComputationRef(&to_apply); };
-  auto finish = [&](absl::Status status) -> absl::Status {
-    XLITE_RETURN_IF_ERROR(status);
-    if (to_apply != nullptr) inst->AppendCalledComputation(to_apply);
-    for (HloComputation* c : called) inst->AppendCalledComputation(c);
-    if (record) inst->set_attrs(std::move(record));
-    return absl::OkStatus();
-  };
-  auto attrs = [&](std::initializer_list<AttrSpec> specs) {
-    return finish(ParseAttributes(specs, common, offset, extra));
-  };
-
-  switch (attrs_kind) {
-    case AttrsKind::kParameter: {
-      auto* a = Record<ParameterAttrs>(record);
-      auto parse_replication = [&]() -> absl::Status {
-        std::vector<bool> r;
-        XLITE_RETURN_IF_ERROR(ParseBoolList(&r));
-        a->replication = std::move(r);
-        return absl::OkStatus();
-      };
-      return attrs({{"parameter_replication", kOptional, parse_replication}});
-    }
-    case AttrsKind::kConstant:
-      record = nullptr;  // set by the caller from the parenthesised literal
-      return attrs({});
-    case AttrsKind::kInt: {
-      auto* a = Record<IntAttrs>(record);
-      auto int_value = [&] { return ParseInt(&a->value); };
-      auto flag = [&] { return ParseBool(&a->flag); };
-      switch (op) {
-        case O::kIota: return attrs({{"iota_dimension", kRequired, int_value}});
-        case O::kGetTupleElement: return attrs({{"index", kRequired, int_value}});
-        case O::kReshape: return attrs({{"inferred_dimension", kOptional, int_value}});
-        case O::kTopK:
-          a->flag = true;
-          return attrs({{"k", kRequired, int_value}, {"largest", kOptional, flag}});
-        case O::kRngGetAndUpdateState: return attrs({{"delta", kRequired, int_value}});
-        case O::kCopyStart:
-          return attrs({{"cross_program_prefetch_index", kOptional, int_value}});
-        case O::kCholesky: return attrs({{"lower", kOptional, flag}});
-        case O::kSort:
-          return attrs({{"dimensions", kRequired, parse_dims},
-                        {"to_apply", kRequired, parse_to_apply},
-                        {"is_stable", kOptional, flag}});
-        case O::kCall:
-          return attrs({{"to_apply", kRequired, parse_to_apply},
-                        {"is_composite", kOptional, flag}});
-        default: return attrs({});
-      }
-    }
-    case AttrsKind::kCompare: {
-      auto* a = Record<CompareAttrs>(record);
-      auto direction = [&] {
-        return ParseEnum(&a->direction);
-      };
-      auto type = [&]() -> absl::Status {
-        ComparisonType t;
-        XLITE_RETURN_IF_ERROR(ParseEnum(&t));
-        // A spelled-out default is the default: the printer leaves it out.
-        bool is_default = inst->operand_count() > 0 &&
-                          t == DefaultComparisonType(inst->operand(0)->shape().element_type());
-        if (!is_default) a->type = t;
-        return absl::OkStatus();
-      };
-      return attrs({{"direction", kRequired, direction}, {"type", kOptional, type}});
-    }
-    case AttrsKind::kSlice: {
-      auto* a = Record<SliceAttrs>(record);
-      auto slice = [&] { return ParseSliceRanges(a); };
-      return attrs({{"slice", kRequired, slice}});
-    }
-    case AttrsKind::kDynamicSlice: {
-      auto* a = Record<DynamicSliceAttrs>(record);
-      auto sizes = [&] { return ParseIntList(&a->sizes); };
-      return attrs({{"dynamic_slice_sizes", kRequired, sizes}});
-    }
-    case AttrsKind::kPad: {
-      auto* a = Record<PadAttrs>(record);
-      auto padding = [&] { return ParsePadding(&a->padding); };
-      return attrs({{"padding", kRequired, padding}});
-    }
-    case AttrsKind::kWindow: {
-      auto* a = Record<WindowAttrs>(record);
-      auto window = [&] { return ParseWindow(&a->window); };
-      if (op == O::kReduceWindow) {
-        return attrs({{"window", kOptional, window}, {"to_apply", kRequired, parse_to_apply}});
-      }
-      HloComputation* select = nullptr;
-      HloComputation* scatter = nullptr;
-      auto parse_select = [&] { return ParseComputationRef(&select); };
-      auto parse_scatter = [&] { return ParseComputationRef(&scatter); };
-      XLITE_RETURN_IF_ERROR(ParseAttributes({{"window", kOptional, window},
-                                             {"select", kRequired, parse_select},
-                                             {"scatter", kRequired, parse_scatter}},
-                                            common, offset, extra));
-      called = {select, scatter};
-      return finish(absl::OkStatus());
-    }
-    case AttrsKind::kConvolution: {
-      auto* a = Record<ConvolutionAttrs>(record);
-      auto window = [&] { return ParseWindow(&a->window); };
-      auto labels = [&] { return ParseConvDims(&a->dims); };
-      auto fgc = [&] { return ParseInt(&a->feature_group_count); };
-      auto bgc = [&] { return ParseInt(&a->batch_group_count); };
-      auto precision = [&] { return ParsePrecisionList(&a->precision.operand_precision); };
-      auto algorithm = [&]() -> absl::Status {
-        std::string_view name;
-        XLITE_RETURN_IF_ERROR(ParseIdentifier(&name));
-        a->precision.algorithm = std::string(name);
-        return absl::OkStatus();
-      };
-      auto conv_kind = [&]() -> absl::Status {
-        std::string_view name;
-        XLITE_RETURN_IF_ERROR(ParseIdentifier(&name));
-        a->conv_kind = std::string(name);
-        return absl::OkStatus();
-      };
-      return attrs({{"window", kOptional, window},
-                    {"dim_labels", kRequired, labels},
-                    {"feature_group_count", kOptional, fgc},
-                    {"batch_group_count", kOptional, bgc},
-                    {"operand_precision", kOptional, precision},
-                    {"algorithm", kOptional, algorithm},
-                    {"conv_kind", kOptional, conv_kind}});
-    }
-    case AttrsKind::kDot: {
-      auto* a = Record<DotAttrs>(record);
-      auto lb = [&] { return ParseIntList(&a->dims.lhs_batch); };
-      auto rb = [&] { return ParseIntList(&a->dims.rhs_batch); };
-      auto lc = [&] { return ParseIntList(&a->dims.lhs_contracting); };
-      auto rc = [&] { return ParseIntList(&a->dims.rhs_contracting); };
-      auto lr = [&] { return ParseIntList(&a->ragged.lhs_ragged); };
-      auto rg = [&] { return ParseIntList(&a->ragged.rhs_group); };
-      auto precision = [&] { return ParsePrecisionList(&a->precision.operand_precision); };
-      auto algorithm = [&]() -> absl::Status {
-        std::string_view name;
-        XLITE_RETURN_IF_ERROR(ParseIdentifier(&name));
-        a->precision.algorithm = std::string(name);
-        return absl::OkStatus();
-      };
-      if (op == O::kRaggedDot) {
-        return attrs({{"lhs_batch_dims", kOptional, lb}, {"rhs_batch_dims", kOptional, rb},
-                      {"lhs_contracting_dims", kOptional, lc},
-                      {"rhs_contracting_dims", kOptional, rc},
-                      {"lhs_ragged_dims", kOptional, lr}, {"rhs_group_dims", kOptional, rg},
-                      {"operand_precision", kOptional, precision},
-                      {"algorithm", kOptional, algorithm}});
-      }
-      return attrs({{"lhs_batch_dims", kOptional, lb}, {"rhs_batch_dims", kOptional, rb},
-                    {"lhs_contracting_dims", kOptional, lc},
-                    {"rhs_contracting_dims", kOptional, rc},
-                    {"operand_precision", kOptional, precision},
-                    {"algorithm", kOptional, algorithm}});
-    }
-    case AttrsKind::kGather: {
-      auto* a = Record<GatherAttrs>(record);
-      auto offset_dims = [&] { return ParseIntList(&a->dims.offset_dims); };
-      auto collapsed = [&] { return ParseIntList(&a->dims.collapsed_slice_dims); };
-      auto start_map = [&] { return ParseIntList(&a->dims.start_index_map); };
-      auto ob = [&] { return ParseIntList(&a->dims.operand_batching_dims); };
-      auto sb = [&] { return ParseIntList(&a->dims.start_indices_batching_dims); };
-      auto ivd = [&] { return ParseInt(&a->dims.index_vector_dim); };
-      auto sizes = [&] { return ParseIntList(&a->slice_sizes); };
-      auto sorted = [&] { return ParseBool(&a->indices_are_sorted); };
-      return attrs({{"offset_dims", kRequired, offset_dims},
-                    {"collapsed_slice_dims", kRequired, collapsed},
-                    {"start_index_map", kRequired, start_map},
-                    {"operand_batching_dims", kOptional, ob},
-                    {"start_indices_batching_dims", kOptional, sb},
-                    {"index_vector_dim", kRequired, ivd},
-                    {"slice_sizes", kRequired, sizes},
-                    {"indices_are_sorted", kOptional, sorted}});
-    }
-    case AttrsKind::kScatter: {
-      auto* a = Record<ScatterAttrs>(record);
-      auto uwd = [&] { return ParseIntList(&a->dims.update_window_dims); };
-      auto iwd = [&] { return ParseIntList(&a->dims.inserted_window_dims); };
-      auto sdod = [&] { return ParseIntList(&a->dims.scatter_dims_to_operand_dims); };
-      auto ib = [&] { return ParseIntList(&a->dims.input_batching_dims); };
-      auto sib = [&] { return ParseIntList(&a->dims.scatter_indices_batching_dims); };
-      auto ivd = [&] { return ParseInt(&a->dims.index_vector_dim); };
-      auto sorted = [&] { return ParseBool(&a->indices_are_sorted); };
-      auto unique = [&] { return ParseBool(&a->unique_indices); };
-      return attrs({{"update_window_dims", kRequired, uwd},
-                    {"inserted_window_dims", kRequired, iwd},
-                    {"scatter_dims_to_operand_dims", kRequired, sdod},
-                    {"input_batching_dims", kOptional, ib},
-                    {"scatter_indices_batching_dims", kOptional, sib},
-                    {"index_vector_dim", kRequired, ivd},
-                    {"to_apply", kRequired, parse_to_apply},
-                    {"indices_are_sorted", kOptional, sorted},
-                    {"unique_indices", kOptional, unique}});
-    }
-    case AttrsKind::kFft: {
-      auto* a = Record<FftAttrs>(record);
-      auto type = [&] { return ParseEnum(&a->type); };
-      auto length = [&] { return ParseIntList(&a->length); };
-      return attrs({{"fft_type", kRequired, type}, {"fft_length", kRequired, length}});
-    }
-    case AttrsKind::kTriangularSolve: {
-      auto* a = Record<TriangularSolveAttrs>(record);
-      auto left = [&] { return ParseBool(&a->left_side); };
-      auto lower = [&] { return ParseBool(&a->lower); };
-      auto unit = [&] { return ParseBool(&a->unit_diagonal); };
-      auto transpose = [&] { return ParseEnum(&a->transpose_a); };
-      return attrs({{"left_side", kOptional, left}, {"lower", kOptional, lower},
-                    {"unit_diagonal", kOptional, unit},
-                    {"transpose_a", kOptional, transpose}});
-    }
-    case AttrsKind::kBatchNorm: {
-      auto* a = Record<BatchNormAttrs>(record);
-      auto epsilon = [&]() -> absl::Status {
-        double e;
-        XLITE_RETURN_IF_ERROR(ParseDouble(&e));
-        a->epsilon = static_cast<float>(e);
-        return absl::OkStatus();
-      };
-      auto feature = [&] { return ParseInt(&a->feature_index); };
-      return attrs({{"epsilon", kRequired, epsilon}, {"feature_index", kRequired, feature}});
-    }
-    case AttrsKind::kReducePrecision: {
-      auto* a = Record<ReducePrecisionAttrs>(record);
-      auto e = [&] { return ParseInt(&a->exponent_bits); };
-      auto m = [&] { return ParseInt(&a->mantissa_bits); };
-      return attrs({{"exponent_bits", kRequired, e}, {"mantissa_bits", kRequired, m}});
-    }
-    case AttrsKind::kRng: {
-      auto* a = Record<RngAttrs>(record);
-      if (op == O::kRng) {
-        auto d = [&] { return ParseEnum(&a->distribution); };
-        return attrs({{"distribution", kRequired, d}});
-      }
-      auto alg = [&] { return ParseEnum(&a->algorithm); };
-      return attrs({{"algorithm", kRequired, alg}});
-    }
-    case AttrsKind::kCollective: {
-      auto* a = Record<CollectiveAttrs>(record);
-      auto groups = [&] { return ParseReplicaGroups(&a->replica_groups); };
-      auto channel = [&]() -> absl::Status {
-        int64_t id = 0;
-        XLITE_RETURN_IF_ERROR(ParseInt(&id));
-        a->channel_id = id;
-        return absl::OkStatus();
-      };
-      auto global = [&] { return ParseBool(&a->use_global_device_ids); };
-      auto constrain = [&] { return ParseBool(&a->constrain_layout); };
-      auto pairs = [&] { return ParsePairs(&a->source_target_pairs); };
-      auto sizes = [&] { return ParseIntListList(&a->slice_sizes); };
-      // Legacy all-reduce `mode=`: accepted and dropped (spec §2.7).
-      auto mode = [&] {
-        std::string_view ignored;
-        return ParseIdentifier(&ignored);
-      };
-      switch (op) {
-        case O::kAllReduce:
-        case O::kAllReduceStart:
-        case O::kCollectiveReduce:
-          return attrs({{"to_apply", kRequired, parse_to_apply},
-                        {"replica_groups", kOptional, groups},
-                        {"channel_id", kOptional, channel},
-                        {"use_global_device_ids", kOptional, global},
-                        {"constrain_layout", kOptional, constrain},
-                        {"mode", kOptional, mode}});
-        case O::kReduceScatter:
-          return attrs({{"to_apply", kRequired, parse_to_apply},
-                        {"dimensions", kRequired, parse_dims},
-                        {"replica_groups", kOptional, groups},
-                        {"channel_id", kOptional, channel},
-                        {"use_global_device_ids", kOptional, global},
-                        {"constrain_layout", kOptional, constrain},
-                        {"mode", kOptional, mode}});
-        case O::kAllGather:
-        case O::kAllGatherStart:
-          return attrs({{"dimensions", kRequired, parse_dims},
-                        {"replica_groups", kOptional, groups},
-                        {"channel_id", kOptional, channel},
-                        {"use_global_device_ids", kOptional, global},
-                        {"constrain_layout", kOptional, constrain}});
-        case O::kAllToAll:
-          return attrs({{"dimensions", kOptional, parse_dims},
-                        {"replica_groups", kOptional, groups},
-                        {"channel_id", kOptional, channel},
-                        {"constrain_layout", kOptional, constrain}});
-        case O::kCollectivePermute:
-        case O::kCollectivePermuteStart:
-          return attrs({{"source_target_pairs", kRequired, pairs},
-                        {"channel_id", kOptional, channel},
-                        {"slice_sizes", kOptional, sizes}});
-        default:  // collective-broadcast, ragged-all-to-all
-          return attrs({{"replica_groups", kOptional, groups},
-                        {"channel_id", kOptional, channel}});
-      }
-    }
-    case AttrsKind::kSendRecv: {
-      auto* a = Record<SendRecvAttrs>(record);
-      auto channel = [&]() -> absl::Status {
-        int64_t id = 0;
-        XLITE_RETURN_IF_ERROR(ParseInt(&id));
-        a->channel_id = id;
-        return absl::OkStatus();
-      };
-      auto host = [&] { return ParseBool(&a->is_host_transfer); };
-      return attrs({{"channel_id", kOptional, channel}, {"is_host_transfer", kOptional, host}});
-    }
-    case AttrsKind::kFeed: {
-      auto* a = Record<FeedAttrs>(record);
-      auto config = [&] { return ParseString(&a->config); };
-      if (op == O::kInfeed) return attrs({{"infeed_config", kOptional, config}});
-      auto shape = [&]() -> absl::Status {
-        Shape s;
-        XLITE_RETURN_IF_ERROR(ParseShape(&s));
-        a->outfeed_shape = std::move(s);
-        return absl::OkStatus();
-      };
-      return attrs({{"outfeed_config", kOptional, config}, {"outfeed_shape", kOptional, shape}});
-    }
-    case AttrsKind::kFusion: {
-      auto* a = Record<FusionAttrs>(record);
-      auto fusion_kind = [&] { return ParseEnum(&a->kind); };
-      auto calls = [&] { return ParseComputationRef(&to_apply); };
-      auto aliasing = [&] { return ParseOutputOperandAliasing(&a->output_to_operand_aliasing); };
-      XLITE_RETURN_IF_ERROR(finish(ParseAttributes({{"kind", kRequired, fusion_kind},
-                                                    {"calls", kRequired, calls},
-                                                    {"output_to_operand_aliasing", kOptional,
-                                                     aliasing}},
-                                                   common, offset, extra)));
-      inst->called_computations()[0]->set_is_fusion_computation(true);
-      return absl::OkStatus();
-    }
-    case AttrsKind::kCustomCall: {
-      auto* a = Record<CustomCallAttrs>(record);
-      auto target = [&] { return ParseString(&a->target); };
-      auto api = [&] { return ParseEnum(&a->api_version); };
-      auto side_effect = [&] { return ParseBool(&a->has_side_effect); };
-      auto layouts = [&]() -> absl::Status {
-        std::vector<Shape> shapes;
-        XLITE_RETURN_IF_ERROR(ParseShapeList(&shapes));
-        a->operand_layout_constraints = std::move(shapes);
-        return absl::OkStatus();
-      };
-      auto aliasing = [&] { return ParseOutputOperandAliasing(&a->output_to_operand_aliasing); };
-      auto schedule = [&] { return ParseEnum(&a->schedule); };
-      auto window = [&]() -> absl::Status {
-        Window w;
-        XLITE_RETURN_IF_ERROR(ParseWindow(&w));
-        a->window = std::move(w);
-        return absl::OkStatus();
-      };
-      auto labels = [&]() -> absl::Status {
-        ConvDimensions d;
-        XLITE_RETURN_IF_ERROR(ParseConvDims(&d));
-        a->conv_dims = std::move(d);
-        return absl::OkStatus();
-      };
-      auto fgc = [&] { return ParseInt(&a->feature_group_count); };
-      auto bgc = [&] { return ParseInt(&a->batch_group_count); };
-      auto padding_type = [&]() -> absl::Status {
-        PaddingType t;
-        XLITE_RETURN_IF_ERROR(ParseEnum(&t));
-        a->padding_type = t;
-        return absl::OkStatus();
-      };
-      auto literal = [&]() -> absl::Status {
-        Literal l;
-        XLITE_RETURN_IF_ERROR(ParseShapedLiteral(&l));
-        a->literal = std::move(l);
-        return absl::OkStatus();
-      };
-      auto precision = [&] { return ParsePrecisionList(&a->precision.operand_precision); };
-      auto list = [&] { return ParseComputationList(&called); };
-      return attrs({{"custom_call_target", kRequired, target},
-                    {"api_version", kOptional, api},
-                    {"custom_call_has_side_effect", kOptional, side_effect},
-                    {"operand_layout_constraints", kOptional, layouts},
-                    {"output_to_operand_aliasing", kOptional, aliasing},
-                    {"schedule", kOptional, schedule},
-                    {"custom_call_schedule", kOptional, schedule},
-                    {"window", kOptional, window},
-                    {"dim_labels", kOptional, labels},
-                    {"feature_group_count", kOptional, fgc},
-                    {"batch_group_count", kOptional, bgc},
-                    {"padding_type", kOptional, padding_type},
-                    {"literal", kOptional, literal},
-                    {"operand_precision", kOptional, precision},
-                    {"to_apply", kOptional, parse_to_apply},
-                    {"called_computations", kOptional, list}});
-    }
-    case AttrsKind::kAsync: {
-      auto* a = Record<AsyncAttrs>(record);
-      written_async_thread_.reset();
-      auto thread = [&]() -> absl::Status {
-        XLITE_RETURN_IF_ERROR(ParseString(&a->execution_thread));
-        written_async_thread_ = a->execution_thread;
-        return absl::OkStatus();
-      };
-      auto calls = [&] { return ParseComputationRef(&to_apply); };
-      auto aliasing = [&] { return ParseOutputOperandAliasing(&a->output_to_operand_aliasing); };
-      return attrs({{"calls", op == O::kAsyncStart, calls},
-                    {"async_execution_thread", kOptional, thread},
-                    {"output_to_operand_aliasing", kOptional, aliasing}});
-    }
-    case AttrsKind::kDomain: {
-      auto* a = Record<DomainAttrs>(record);
-      auto domain = [&] { return ParseDomain(a); };
-      return attrs({{"domain", kRequired, domain}});
-    }
-    case AttrsKind::kScan: {
-      auto* a = Record<ScanAttrs>(record);
-      auto carries = [&] { return ParseInt(&a->num_carries); };
-      auto reverse = [&] { return ParseBool(&a->is_reverse); };
-      auto associative = [&] { return ParseBool(&a->is_associative); };
-      return attrs({{"dimensions", kRequired, parse_dims},
-                    {"num_carries", kRequired, carries},
-                    {"to_apply", kRequired, parse_to_apply},
-                    {"is_reverse", kOptional, reverse},
-                    {"is_associative", kOptional, associative}});
-    }
-    case AttrsKind::kAccuracy: {
-      auto accuracy = [&]() -> absl::Status {
-        auto r = std::make_unique<AccuracyAttrs>();
-        XLITE_RETURN_IF_ERROR(ParseResultAccuracy(&r->accuracy));
-        record = std::move(r);
-        return absl::OkStatus();
-      };
-      return attrs({{"result_accuracy", kOptional, accuracy}});
-    }
-    case AttrsKind::kNone:
-      break;
-  }
-  switch (op) {
-    case O::kBroadcast: {
-      // XLA lets a broadcast of a scalar omit dimensions= (they are then {}).
-      const bool scalar_operand =
-          inst->operand_count() == 1 && inst->operand(0)->shape().IsScalar();
-      XLITE_RETURN_IF_ERROR(
-          attrs({{"dimensions", scalar_operand ? kOptional : kRequired, parse_dims}}));
-      if (!inst->has_dimensions_attr()) inst->set_dimensions({});
-      return absl::OkStatus();
-    }
-    case O::kTranspose:
-    case O::kReverse:
-    case O::kConcatenate:
-    case O::kGetDimensionSize:
-    case O::kSetDimensionSize:
-      return attrs({{"dimensions", kRequired, parse_dims}});
-    case O::kReduce:
-      return attrs({{"dimensions", kRequired, parse_dims},
-                    {"to_apply", kRequired, parse_to_apply}});
-    case O::kMap:
-      return attrs({{"dimensions", kOptional, parse_dims},
-                    {"to_apply", kRequired, parse_to_apply}});
-    case O::kWhile: {
-      HloComputation* condition = nullptr;
-      HloComputation* body = nullptr;
-      auto parse_condition = [&] { return ParseComputationRef(&condition); };
-      auto parse_body = [&] { return ParseComputationRef(&body); };
-      XLITE_RETURN_IF_ERROR(ParseAttributes(
-          {{"condition", kRequired, parse_condition}, {"body", kRequired, parse_body}},
-          common, offset, extra));
-      called = {condition, body};
-      return finish(absl::OkStatus());
-    }
-    case O::kConditional: {
-      HloComputation* on_true = nullptr;
-      HloComputation* on_false = nullptr;
-      std::vector<HloComputation*> branches;
-      auto parse_true = [&] { return ParseComputationRef(&on_true); };
-      auto parse_false = [&] { return ParseComputationRef(&on_false); };
-      auto parse_branches = [&] { return ParseComputationList(&branches); };
-      // As XLA: the selector's type decides the spelling, a pred[] takes
-      // true_/false_computation and an s32[] branch_computations.
-      if (inst->operand_count() == 0 || !inst->operand(0)->shape().IsScalar()) {
-        return ErrorAt(offset, "the first operand of a conditional must be a scalar");
-      }
-      const PrimitiveType selector = inst->operand(0)->shape().element_type();
-      if (selector == PrimitiveType::PRED) {
-        XLITE_RETURN_IF_ERROR(ParseAttributes({{"true_computation", kRequired, parse_true},
-                                               {"false_computation", kRequired, parse_false}},
-                                              common, offset, extra));
-        called = {on_true, on_false};
-      } else if (selector == PrimitiveType::S32) {
-        XLITE_RETURN_IF_ERROR(ParseAttributes({{"branch_computations", kRequired, parse_branches}},
-                                              common, offset, extra));
-        called = std::move(branches);
-      } else {
-        return ErrorAt(offset,
-                       "the first operand of a conditional must be a pred[] or s32[] scalar");
-      }
-      return finish(absl::OkStatus());
-    }
-    default:
-      return attrs({});
-  }
 }
 
 }  // namespace xlite

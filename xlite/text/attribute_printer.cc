@@ -1,43 +1,21 @@
 // The per-opcode attribute text of an instruction (everything between the
-// operand list and the shared attributes), in XLA's printing order; default
-// values are left out as XLA does.
-#include <algorithm>
+// operand list and the shared attributes): a walk of attribute_schema.h's rows
+// in XLA's printing order, default values left out as XLA does, with one
+// writer per value syntax.
+#include <string>
+#include <string_view>
+#include <vector>
 
-#include "xlite/ir/computation.h"
 #include "xlite/ir/attribute_names.h"
+#include "xlite/ir/computation.h"
+#include "xlite/text/attribute_schema.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
 namespace {
 
-// Appends `, name=` and returns the output for the value.
-std::string* Attr(std::string_view name, std::string* out) {
-  out->append(", ");
-  out->append(name);
-  out->push_back('=');
-  return out;
-}
-
-void IntAttr(std::string_view name, int64_t v, std::string* out) {
-  AppendInt(v, Attr(name, out));
-}
-
-void ListAttr(std::string_view name, absl::Span<const int64_t> v, std::string* out) {
-  AppendIntList(v, Attr(name, out));
-}
-
-void TrueAttr(std::string_view name, bool v, std::string* out) {
-  if (v) Attr(name, out)->append("true");
-}
-
-void ComputationList(absl::Span<HloComputation* const> cs, bool percent, std::string* out) {
-  out->push_back('{');
-  for (size_t i = 0; i < cs.size(); ++i) {
-    if (i > 0) out->append(", ");
-    AppendName(cs[i]->name(), percent, out);
-  }
-  out->push_back('}');
-}
+using attr_schema::Presence;
+namespace syntax = attr_schema::syntax;
 
 void AppendWindow(const Window& window, std::string* out) {
   out->push_back('{');
@@ -74,11 +52,6 @@ void AppendWindow(const Window& window, std::string* out) {
   out->push_back('}');
 }
 
-void WindowAttr(const Window& window, std::string* out) {
-  if (window.empty()) return;
-  AppendWindow(window, Attr("window", out));
-}
-
 // `b01f_01io->b01f`: each role's letter at its dimension number, spatial
 // dimensions by their index. As in XLA, each side is as long as its largest
 // dimension number needs, with `?` for the numbers no role names.
@@ -105,473 +78,276 @@ void AppendConvDims(const ConvDimensions& d, std::string* out) {
   side(d.output_batch, 'b', d.output_feature, 'f', d.output_spatial);
 }
 
-void PrecisionAttrs(const PrecisionConfig& p, std::string* out) {
-  bool any = false;
-  for (Precision x : p.operand_precision) any = any || x != Precision::kDefault;
-  if (any) {
-    std::string* o = Attr("operand_precision", out);
-    o->push_back('{');
-    for (size_t i = 0; i < p.operand_precision.size(); ++i) {
-      if (i > 0) o->push_back(',');
-      AppendEnumName(p.operand_precision[i], o);
-    }
-    o->push_back('}');
+// `{a,b}` of `write(element)`, joined by `separator`.
+template <typename List, typename Write>
+void AppendBraced(const List& list, std::string_view separator, Write write, std::string* out) {
+  out->push_back('{');
+  bool first = true;
+  for (const auto& element : list) {
+    if (!first) out->append(separator);
+    first = false;
+    write(element);
   }
-  if (!p.algorithm.empty()) Attr("algorithm", out)->append(p.algorithm);
+  out->push_back('}');
 }
 
-void AliasingAttr(const std::vector<OutputOperandAlias>& aliases, std::string* out) {
-  if (aliases.empty()) return;
-  std::string* o = Attr("output_to_operand_aliasing", out);
-  o->push_back('{');
-  for (size_t i = 0; i < aliases.size(); ++i) {
-    if (i > 0) o->append(", ");
-    AppendShapeIndex(aliases[i].output_index, o);
-    o->append(": (");
-    AppendInt(aliases[i].operand, o);
-    o->append(", ");
-    AppendShapeIndex(aliases[i].operand_index, o);
-    o->push_back(')');
-  }
-  o->push_back('}');
+void AppendIntListList(const std::vector<std::vector<int64_t>>& lists, std::string* out) {
+  AppendBraced(lists, ",", [&](const std::vector<int64_t>& l) { AppendIntList(l, out); }, out);
 }
 
-void ReplicaGroupsAttr(const ReplicaGroups& g, std::string* out) {
-  std::string* o = Attr("replica_groups", out);
+void AppendReplicaGroups(const ReplicaGroups& g, std::string* out) {
   if (g.is_mesh()) {
-    o->append("mesh[");
+    out->append("mesh[");
     for (size_t i = 0; i < g.mesh_axes.size(); ++i) {
-      if (i > 0) o->push_back(',');
-      o->push_back('\'');
-      o->append(g.mesh_axes[i].name);
-      o->append("'=");
-      AppendInt(g.mesh_axes[i].size, o);
+      if (i > 0) out->push_back(',');
+      out->push_back('\'');
+      out->append(g.mesh_axes[i].name);
+      out->append("'=");
+      AppendInt(g.mesh_axes[i].size, out);
     }
-    o->append("] {");
-    for (size_t i = 0; i < g.mesh_selected.size(); ++i) {
-      if (i > 0) o->push_back(',');
-      o->push_back('\'');
-      o->append(g.mesh_axes[g.mesh_selected[i]].name);
-      o->push_back('\'');
-    }
-    o->push_back('}');
+    out->append("] ");
+    AppendBraced(g.mesh_selected, ",", [&](int64_t axis) {
+      out->push_back('\'');
+      out->append(g.mesh_axes[axis].name);
+      out->push_back('\'');
+    }, out);
     return;
   }
   if (g.is_iota) {
-    o->push_back('[');
-    AppendInt(g.num_groups, o);
-    o->push_back(',');
-    AppendInt(g.group_size, o);
-    o->push_back(']');
-    AppendIotaDevices(g.iota_reshape, g.iota_perm, o);
+    out->push_back('[');
+    AppendInt(g.num_groups, out);
+    out->push_back(',');
+    AppendInt(g.group_size, out);
+    out->push_back(']');
+    AppendIotaDevices(g.iota_reshape, g.iota_perm, out);
     return;
   }
-  o->push_back('{');
-  for (size_t i = 0; i < g.groups.size(); ++i) {
-    if (i > 0) o->push_back(',');
-    AppendIntList(g.groups[i], o);
+  AppendIntListList(g.groups, out);
+}
+
+// The schema's walker that writes: every row not at its default, in order.
+class AttributeWriter {
+ public:
+  AttributeWriter(const HloInstruction& inst, bool percent, std::string* out)
+      : inst_(inst), percent_(percent), out_(out) {
+    // An instruction made without its record (not by the parser) prints only
+    // its called computations.
+    const AttrsKind kind = AttrsKindOf(inst.opcode());
+    has_record_ = inst.has_attrs() || kind == AttrsKind::kNone;
   }
-  o->push_back('}');
-}
 
-void DimensionsAttr(const HloInstruction& inst, std::string* out) {
-  if (inst.has_dimensions_attr()) ListAttr("dimensions", inst.dimensions(), out);
-}
+  template <typename T>
+  const T& record() const {
+    static const T kAbsent{};
+    return inst_.has_attrs() ? inst_.attrs<T>() : kAbsent;
+  }
 
-void CollectiveAttrsText(const HloInstruction& inst, std::string* out) {
-  const auto& a = inst.attrs<CollectiveAttrs>();
-  HloOpcode op = inst.opcode();
-  bool permute = op == HloOpcode::kCollectivePermute || op == HloOpcode::kCollectivePermuteStart;
-  if (a.channel_id) IntAttr("channel_id", *a.channel_id, out);
-  if (permute) {
-    std::string* o = Attr("source_target_pairs", out);
+  template <typename Syntax, typename M, typename D = M>
+  void Row(std::string_view key, Syntax syntax, const M& member, Presence presence,
+           const D& default_value = D{}) {
+    if (!has_record_ || presence == Presence::kReadOnly) return;
+    if (presence == Presence::kOptional &&
+        attr_schema::AtDefault<Syntax>(member, default_value)) {
+      return;
+    }
+    if constexpr (attr_schema::IsOptional<M>::value) {
+      if (!member.has_value()) return;
+      WriteValue(syntax, *member, Key(key));
+    } else {
+      WriteValue(syntax, member, Key(key));
+    }
+  }
+
+  void Dimensions(Presence, bool = false) {
+    if (has_record_ && inst_.has_dimensions_attr()) AppendIntList(inst_.dimensions(), Key("dimensions"));
+  }
+
+  void Computation(std::string_view key, Presence presence) {
+    const auto& called = inst_.called_computations();
+    if (presence == Presence::kReadOnly || next_called_ >= called.size()) return;
+    AppendName(called[next_called_++]->name(), percent_, Key(key));
+  }
+
+  void ComputationList(std::string_view key, Presence presence) {
+    const auto& called = inst_.called_computations();
+    if (presence == Presence::kReadOnly || next_called_ >= called.size()) return;
+    std::string* o = Key(key);
     o->push_back('{');
-    for (size_t i = 0; i < a.source_target_pairs.size(); ++i) {
-      if (i > 0) o->push_back(',');
-      o->push_back('{');
-      AppendInt(a.source_target_pairs[i].first, o);
-      o->push_back(',');
-      AppendInt(a.source_target_pairs[i].second, o);
-      o->push_back('}');
+    for (size_t i = next_called_; i < called.size(); ++i) {
+      if (i > next_called_) o->append(", ");
+      AppendName(called[i]->name(), percent_, o);
     }
     o->push_back('}');
-    if (!a.slice_sizes.empty()) {
-      std::string* s = Attr("slice_sizes", out);
-      s->push_back('{');
-      for (size_t i = 0; i < a.slice_sizes.size(); ++i) {
-        if (i > 0) s->push_back(',');
-        AppendIntList(a.slice_sizes[i], s);
-      }
-      s->push_back('}');
-    }
-  } else {
-    ReplicaGroupsAttr(a.replica_groups, out);
+    next_called_ = called.size();
   }
-  TrueAttr("constrain_layout", a.constrain_layout, out);
-  DimensionsAttr(inst, out);
-  TrueAttr("use_global_device_ids", a.use_global_device_ids, out);
-}
 
-void CustomCallAttrsText(const CustomCallAttrs& a, std::string* out) {
-  // XLA's order: the convolution-like attributes come before the target.
-  if (a.window) WindowAttr(*a.window, out);
-  if (a.conv_dims) AppendConvDims(*a.conv_dims, Attr("dim_labels", out));
-  if (a.feature_group_count != 1) IntAttr("feature_group_count", a.feature_group_count, out);
-  if (a.batch_group_count != 1) IntAttr("batch_group_count", a.batch_group_count, out);
-  PrecisionAttrs(a.precision, out);
-  AppendQuoted(a.target, Attr("custom_call_target", out));
-  if (a.operand_layout_constraints) {
-    std::string* o = Attr("operand_layout_constraints", out);
-    o->push_back('{');
-    for (size_t i = 0; i < a.operand_layout_constraints->size(); ++i) {
-      if (i > 0) o->append(", ");
-      (*a.operand_layout_constraints)[i].AppendTo(o);
-    }
-    o->push_back('}');
-  }
-  TrueAttr("custom_call_has_side_effect", a.has_side_effect, out);
-  if (a.literal) {
-    AppendShapedLiteralText(*a.literal, Attr("literal", out));
-  }
-  AliasingAttr(a.output_to_operand_aliasing, out);
-  if (a.padding_type) {
-    AppendEnumName(*a.padding_type, Attr("padding_type", out));
-  }
-  if (a.schedule != CustomCallSchedule::kNone) {
-    AppendEnumName(a.schedule, Attr("schedule", out));
-  }
-  if (a.api_version != CustomCallApiVersion::kOriginal) {
-    AppendEnumName(a.api_version, Attr("api_version", out));
-  }
-}
+  template <typename Syntax>
+  void Ignored(std::string_view, Syntax) {}
 
-void RecordAttrs(const HloInstruction& inst, std::string* out) {
-  using O = HloOpcode;
-  O op = inst.opcode();
-  switch (AttrsKindOf(op)) {
-    case AttrsKind::kNone:
-    case AttrsKind::kConstant:
-      DimensionsAttr(inst, out);
-      return;
-    case AttrsKind::kParameter: {
-      const auto& a = inst.attrs<ParameterAttrs>();
-      if (a.replication) {
-        std::string* o = Attr("parameter_replication", out);
-        o->push_back('{');
-        for (size_t i = 0; i < a.replication->size(); ++i) {
-          if (i > 0) o->push_back(',');
-          o->append((*a.replication)[i] ? "true" : "false");
-        }
-        o->push_back('}');
-      }
-      return;
-    }
-    case AttrsKind::kInt: {
-      const auto& a = inst.attrs<IntAttrs>();
-      switch (op) {
-        case O::kIota: IntAttr("iota_dimension", a.value, out); return;
-        case O::kGetTupleElement: IntAttr("index", a.value, out); return;
-        case O::kReshape:
-          if (a.value >= 0) IntAttr("inferred_dimension", a.value, out);
-          return;
-        case O::kTopK:
-          IntAttr("k", a.value, out);
-          Attr("largest", out)->append(a.flag ? "true" : "false");
-          return;
-        case O::kRngGetAndUpdateState: IntAttr("delta", a.value, out); return;
-        case O::kCopyStart:
-          if (a.value >= 0) IntAttr("cross_program_prefetch_index", a.value, out);
-          return;
-        case O::kCholesky: TrueAttr("lower", a.flag, out); return;
-        case O::kSort:
-          DimensionsAttr(inst, out);
-          TrueAttr("is_stable", a.flag, out);
-          return;
-        case O::kCall: TrueAttr("is_composite", a.flag, out); return;
-        default: return;
-      }
-    }
-    case AttrsKind::kCompare: {
-      const auto& a = inst.attrs<CompareAttrs>();
-      AppendEnumName(a.direction, Attr("direction", out));
-      if (a.type) {
-        PrimitiveType t = inst.operand_count() > 0 ? inst.operand(0)->shape().element_type()
-                                                   : PrimitiveType::PRIMITIVE_TYPE_INVALID;
-        if (*a.type != DefaultComparisonType(t)) {
-          AppendEnumName(*a.type, Attr("type", out));
-        }
-      }
-      return;
-    }
-    case AttrsKind::kSlice: {
-      const auto& a = inst.attrs<SliceAttrs>();
-      bool strided = false;
-      for (int64_t s : a.strides) strided = strided || s != 1;
-      std::string* o = Attr("slice", out);
-      o->push_back('{');
-      for (size_t i = 0; i < a.starts.size(); ++i) {
-        if (i > 0) o->append(", ");
-        o->push_back('[');
-        AppendInt(a.starts[i], o);
-        o->push_back(':');
-        AppendInt(a.limits[i], o);
-        if (strided) {
-          o->push_back(':');
-          AppendInt(a.strides[i], o);
-        }
-        o->push_back(']');
-      }
-      o->push_back('}');
-      return;
-    }
-    case AttrsKind::kDynamicSlice:
-      ListAttr("dynamic_slice_sizes", inst.attrs<DynamicSliceAttrs>().sizes, out);
-      return;
-    case AttrsKind::kPad: {
-      const PaddingConfig& p = inst.attrs<PadAttrs>().padding;
-      bool interior = false;
-      for (const PaddingDimension& d : p) interior = interior || d.interior != 0;
-      std::string* o = Attr("padding", out);
-      for (size_t i = 0; i < p.size(); ++i) {
-        if (i > 0) o->push_back('x');
-        AppendInt(p[i].low, o);
-        o->push_back('_');
-        AppendInt(p[i].high, o);
-        if (interior) {
-          o->push_back('_');
-          AppendInt(p[i].interior, o);
-        }
-      }
-      return;
-    }
-    case AttrsKind::kWindow:
-      WindowAttr(inst.attrs<WindowAttrs>().window, out);
-      return;
-    case AttrsKind::kConvolution: {
-      const auto& a = inst.attrs<ConvolutionAttrs>();
-      WindowAttr(a.window, out);
-      AppendConvDims(a.dims, Attr("dim_labels", out));
-      if (a.feature_group_count != 1) IntAttr("feature_group_count", a.feature_group_count, out);
-      if (a.batch_group_count != 1) IntAttr("batch_group_count", a.batch_group_count, out);
-      PrecisionAttrs(a.precision, out);
-      if (!a.conv_kind.empty()) Attr("conv_kind", out)->append(a.conv_kind);
-      return;
-    }
-    case AttrsKind::kDot: {
-      const auto& a = inst.attrs<DotAttrs>();
-      if (!a.dims.lhs_batch.empty()) ListAttr("lhs_batch_dims", a.dims.lhs_batch, out);
-      ListAttr("lhs_contracting_dims", a.dims.lhs_contracting, out);
-      if (!a.dims.rhs_batch.empty()) ListAttr("rhs_batch_dims", a.dims.rhs_batch, out);
-      ListAttr("rhs_contracting_dims", a.dims.rhs_contracting, out);
-      if (op == O::kRaggedDot) {
-        ListAttr("lhs_ragged_dims", a.ragged.lhs_ragged, out);
-        if (!a.ragged.rhs_group.empty()) ListAttr("rhs_group_dims", a.ragged.rhs_group, out);
-      }
-      PrecisionAttrs(a.precision, out);
-      return;
-    }
-    case AttrsKind::kGather: {
-      const auto& a = inst.attrs<GatherAttrs>();
-      ListAttr("offset_dims", a.dims.offset_dims, out);
-      ListAttr("collapsed_slice_dims", a.dims.collapsed_slice_dims, out);
-      ListAttr("start_index_map", a.dims.start_index_map, out);
-      if (!a.dims.operand_batching_dims.empty()) {
-        ListAttr("operand_batching_dims", a.dims.operand_batching_dims, out);
-      }
-      if (!a.dims.start_indices_batching_dims.empty()) {
-        ListAttr("start_indices_batching_dims", a.dims.start_indices_batching_dims, out);
-      }
-      IntAttr("index_vector_dim", a.dims.index_vector_dim, out);
-      ListAttr("slice_sizes", a.slice_sizes, out);
-      TrueAttr("indices_are_sorted", a.indices_are_sorted, out);
-      return;
-    }
-    case AttrsKind::kScatter: {
-      const auto& a = inst.attrs<ScatterAttrs>();
-      ListAttr("update_window_dims", a.dims.update_window_dims, out);
-      ListAttr("inserted_window_dims", a.dims.inserted_window_dims, out);
-      ListAttr("scatter_dims_to_operand_dims", a.dims.scatter_dims_to_operand_dims, out);
-      if (!a.dims.input_batching_dims.empty()) {
-        ListAttr("input_batching_dims", a.dims.input_batching_dims, out);
-      }
-      if (!a.dims.scatter_indices_batching_dims.empty()) {
-        ListAttr("scatter_indices_batching_dims", a.dims.scatter_indices_batching_dims, out);
-      }
-      IntAttr("index_vector_dim", a.dims.index_vector_dim, out);
-      TrueAttr("indices_are_sorted", a.indices_are_sorted, out);
-      TrueAttr("unique_indices", a.unique_indices, out);
-      return;
-    }
-    case AttrsKind::kFft: {
-      const auto& a = inst.attrs<FftAttrs>();
-      AppendEnumName(a.type, Attr("fft_type", out));
-      ListAttr("fft_length", a.length, out);
-      return;
-    }
-    case AttrsKind::kTriangularSolve: {
-      const auto& a = inst.attrs<TriangularSolveAttrs>();
-      TrueAttr("left_side", a.left_side, out);
-      TrueAttr("lower", a.lower, out);
-      AppendEnumName(a.transpose_a, Attr("transpose_a", out));
-      TrueAttr("unit_diagonal", a.unit_diagonal, out);
-      return;
-    }
-    case AttrsKind::kBatchNorm: {
-      const auto& a = inst.attrs<BatchNormAttrs>();
-      AppendFloat(a.epsilon, PrimitiveType::F32, Attr("epsilon", out));
-      IntAttr("feature_index", a.feature_index, out);
-      return;
-    }
-    case AttrsKind::kReducePrecision: {
-      const auto& a = inst.attrs<ReducePrecisionAttrs>();
-      IntAttr("exponent_bits", a.exponent_bits, out);
-      IntAttr("mantissa_bits", a.mantissa_bits, out);
-      return;
-    }
-    case AttrsKind::kRng: {
-      const auto& a = inst.attrs<RngAttrs>();
-      if (op == O::kRng) {
-        AppendEnumName(a.distribution, Attr("distribution", out));
-      } else {
-        AppendEnumName(a.algorithm, Attr("algorithm", out));
-      }
-      return;
-    }
-    case AttrsKind::kCollective:
-      CollectiveAttrsText(inst, out);
-      return;
-    case AttrsKind::kSendRecv: {
-      const auto& a = inst.attrs<SendRecvAttrs>();
-      if (a.channel_id) IntAttr("channel_id", *a.channel_id, out);
-      TrueAttr("is_host_transfer", a.is_host_transfer, out);
-      return;
-    }
-    case AttrsKind::kFeed: {
-      const auto& a = inst.attrs<FeedAttrs>();
-      if (op == O::kOutfeed && a.outfeed_shape) a.outfeed_shape->AppendTo(Attr("outfeed_shape", out));
-      if (!a.config.empty()) {
-        AppendQuoted(a.config, Attr(op == O::kInfeed ? "infeed_config" : "outfeed_config", out));
-      }
-      return;
-    }
-    case AttrsKind::kFusion: {
-      const auto& a = inst.attrs<FusionAttrs>();
-      AppendEnumName(a.kind, Attr("kind", out));
-      AliasingAttr(a.output_to_operand_aliasing, out);
-      return;
-    }
-    case AttrsKind::kCustomCall:
-      CustomCallAttrsText(inst.attrs<CustomCallAttrs>(), out);
-      return;
-    case AttrsKind::kAsync: {
-      const auto& a = inst.attrs<AsyncAttrs>();
-      AliasingAttr(a.output_to_operand_aliasing, out);
-      // update and done take the thread of their async-start, as in XLA
-      if (op == O::kAsyncStart && a.execution_thread != "main") {
-        AppendQuoted(a.execution_thread, Attr("async_execution_thread", out));
-      }
-      return;
-    }
-    case AttrsKind::kDomain: {
-      const auto& a = inst.attrs<DomainAttrs>();
-      std::string* o = Attr("domain", out);
-      o->append("{kind=");
-      AppendQuoted(a.kind, o);
-      if (a.entry) {
-        o->append(", entry=");
-        AppendShardingText(*a.entry, o);
-      }
-      if (a.exit) {
-        o->append(", exit=");
-        AppendShardingText(*a.exit, o);
-      }
-      o->push_back('}');
-      return;
-    }
-    case AttrsKind::kScan: {
-      const auto& a = inst.attrs<ScanAttrs>();
-      DimensionsAttr(inst, out);
-      IntAttr("num_carries", a.num_carries, out);
-      TrueAttr("is_reverse", a.is_reverse, out);
-      TrueAttr("is_associative", a.is_associative, out);
-      return;
-    }
-    case AttrsKind::kAccuracy: {
-      if (!inst.has_attrs()) return;
-      const ResultAccuracy& r = inst.attrs<AccuracyAttrs>().accuracy;
-      if (r == ResultAccuracy()) return;
-      std::string* o = Attr("result_accuracy", out);
-      if (!r.mode.empty()) {
-        o->append("{mode=");
-        o->append(r.mode);
-        o->push_back('}');
-      } else {
-        o->append("{tolerance={atol=");
-        AppendFloat(r.atol, PrimitiveType::F64, o);
-        o->append(",rtol=");
-        AppendFloat(r.rtol, PrimitiveType::F64, o);
-        o->append(",ulps=");
-        AppendInt(r.ulps, o);
-        o->append("}}");
-      }
-      return;
-    }
+ private:
+  // Appends `, key=` and returns the output for the value.
+  std::string* Key(std::string_view key) {
+    out_->append(", ");
+    out_->append(key);
+    out_->push_back('=');
+    return out_;
   }
-}
 
-void CalledComputationAttrs(const HloInstruction& inst, bool percent, std::string* out) {
-  const auto& called = inst.called_computations();
-  if (called.empty()) return;
-  auto ref = [&](const HloComputation* c, std::string_view attr) {
-    AppendName(c->name(), percent, Attr(attr, out));
-  };
-  using O = HloOpcode;
-  switch (inst.opcode()) {
-    case O::kWhile:
-      ref(called[0], "condition");
-      if (called.size() > 1) ref(called[1], "body");
-      return;
-    case O::kSelectAndScatter:
-      ref(called[0], "select");
-      if (called.size() > 1) ref(called[1], "scatter");
-      return;
-    case O::kConditional:
-      if (inst.operand_count() > 0 && inst.operand(0)->shape().element_type() == PrimitiveType::PRED &&
-          called.size() == 2) {
-        ref(called[0], "true_computation");
-        ref(called[1], "false_computation");
-      } else {
-        ComputationList(called, percent, Attr("branch_computations", out));
-      }
-      return;
-    case O::kFusion:
-    case O::kAsyncStart:
-      ref(called[0], "calls");
-      return;
-    case O::kAsyncUpdate:
-    case O::kAsyncDone:
-      return;  // as XLA: the computation is the async-start's, written there
-    case O::kCustomCall:  // XLA writes a list even for one (to_apply= is read too)
-      ComputationList(called, percent, Attr("called_computations", out));
-      return;
-    default:
-      ref(called[0], "to_apply");
-      return;
+  // One overload per value syntax of attribute_schema.h.
+  static void WriteValue(syntax::Int, int64_t v, std::string* out) { AppendInt(v, out); }
+  static void WriteValue(syntax::IntList, const std::vector<int64_t>& v, std::string* out) {
+    AppendIntList(v, out);
   }
-}
+  static void WriteValue(syntax::IntListList, const std::vector<std::vector<int64_t>>& v,
+                         std::string* out) {
+    AppendIntListList(v, out);
+  }
+  static void WriteValue(syntax::Pairs, const std::vector<std::pair<int64_t, int64_t>>& v,
+                         std::string* out) {
+    AppendBraced(v, ",", [&](const std::pair<int64_t, int64_t>& p) {
+      out->push_back('{');
+      AppendInt(p.first, out);
+      out->push_back(',');
+      AppendInt(p.second, out);
+      out->push_back('}');
+    }, out);
+  }
+  static void WriteValue(syntax::Bool, bool v, std::string* out) {
+    out->append(v ? "true" : "false");
+  }
+  static void WriteValue(syntax::BoolList, const std::vector<bool>& v, std::string* out) {
+    AppendBraced(v, ",", [&](bool b) { out->append(b ? "true" : "false"); }, out);
+  }
+  template <typename E>
+  static void WriteValue(syntax::Enum, E v, std::string* out) {
+    AppendEnumName(v, out);
+  }
+  static void WriteValue(syntax::Quoted, const std::string& v, std::string* out) {
+    AppendQuoted(v, out);
+  }
+  static void WriteValue(syntax::Identifier, const std::string& v, std::string* out) {
+    out->append(v);
+  }
+  static void WriteValue(syntax::F32, float v, std::string* out) {
+    AppendFloat(v, PrimitiveType::F32, out);
+  }
+  static void WriteValue(syntax::ShapeText, const Shape& v, std::string* out) { v.AppendTo(out); }
+  static void WriteValue(syntax::ShapeList, const std::vector<Shape>& v, std::string* out) {
+    AppendBraced(v, ", ", [&](const Shape& s) { s.AppendTo(out); }, out);
+  }
+  static void WriteValue(syntax::LiteralText, const Literal& v, std::string* out) {
+    AppendShapedLiteralText(v, out);
+  }
+  static void WriteValue(syntax::Padding, const PaddingConfig& p, std::string* out) {
+    bool interior = false;
+    for (const PaddingDimension& d : p) interior = interior || d.interior != 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (i > 0) out->push_back('x');
+      AppendInt(p[i].low, out);
+      out->push_back('_');
+      AppendInt(p[i].high, out);
+      if (interior) {
+        out->push_back('_');
+        AppendInt(p[i].interior, out);
+      }
+    }
+  }
+  static void WriteValue(syntax::Slices, const SliceAttrs& a, std::string* out) {
+    bool strided = false;
+    for (int64_t s : a.strides) strided = strided || s != 1;
+    out->push_back('{');
+    for (size_t i = 0; i < a.starts.size(); ++i) {
+      if (i > 0) out->append(", ");
+      out->push_back('[');
+      AppendInt(a.starts[i], out);
+      out->push_back(':');
+      AppendInt(a.limits[i], out);
+      if (strided) {
+        out->push_back(':');
+        AppendInt(a.strides[i], out);
+      }
+      out->push_back(']');
+    }
+    out->push_back('}');
+  }
+  static void WriteValue(syntax::Aliasing, const std::vector<OutputOperandAlias>& aliases,
+                         std::string* out) {
+    AppendBraced(aliases, ", ", [&](const OutputOperandAlias& alias) {
+      AppendShapeIndex(alias.output_index, out);
+      out->append(": (");
+      AppendInt(alias.operand, out);
+      out->append(", ");
+      AppendShapeIndex(alias.operand_index, out);
+      out->push_back(')');
+    }, out);
+  }
+  static void WriteValue(syntax::Groups, const ReplicaGroups& g, std::string* out) {
+    AppendReplicaGroups(g, out);
+  }
+  static void WriteValue(syntax::Domain, const DomainAttrs& a, std::string* out) {
+    out->append("{kind=");
+    AppendQuoted(a.kind, out);
+    if (a.entry) {
+      out->append(", entry=");
+      AppendShardingText(*a.entry, out);
+    }
+    if (a.exit) {
+      out->append(", exit=");
+      AppendShardingText(*a.exit, out);
+    }
+    out->push_back('}');
+  }
+  static void WriteValue(syntax::Accuracy, const ResultAccuracy& r, std::string* out) {
+    if (!r.mode.empty()) {
+      out->append("{mode=");
+      out->append(r.mode);
+      out->push_back('}');
+      return;
+    }
+    out->append("{tolerance={atol=");
+    AppendFloat(r.atol, PrimitiveType::F64, out);
+    out->append(",rtol=");
+    AppendFloat(r.rtol, PrimitiveType::F64, out);
+    out->append(",ulps=");
+    AppendInt(r.ulps, out);
+    out->append("}}");
+  }
+  static void WriteValue(syntax::Sparsity, const std::vector<SparsityDescriptor>& sparsity,
+                         std::string* out) {
+    for (size_t i = 0; i < sparsity.size(); ++i) {
+      if (i > 0) out->push_back('_');
+      const SparsityDescriptor& d = sparsity[i];
+      out->append(d.operand == 0 ? "L." : "R.");
+      AppendInt(d.dimension, out);
+      out->push_back('@');
+      AppendInt(d.n, out);
+      out->push_back(':');
+      AppendInt(d.m, out);
+    }
+  }
+  static void WriteValue(syntax::ConvLabels, const ConvDimensions& d, std::string* out) {
+    AppendConvDims(d, out);
+  }
+  static void WriteValue(syntax::WindowText, const Window& w, std::string* out) {
+    AppendWindow(w, out);
+  }
+  static void WriteValue(syntax::PrecisionList, const std::vector<Precision>& list,
+                         std::string* out) {
+    AppendBraced(list, ",", [&](Precision p) { AppendEnumName(p, out); }, out);
+  }
+
+  const HloInstruction& inst_;
+  bool percent_;
+  std::string* out_;
+  bool has_record_ = true;
+  size_t next_called_ = 0;
+};
 
 }  // namespace
 
 void AppendOpAttributes(const HloInstruction& inst, bool percent, std::string* out) {
-  // XLA writes a call's to_apply before is_composite, and every other op's
-  // called computations after its own attributes.
-  bool called_first = inst.opcode() == HloOpcode::kCall;
-  if (called_first) CalledComputationAttrs(inst, percent, out);
-  if (inst.has_attrs() || AttrsKindOf(inst.opcode()) == AttrsKind::kNone ||
-      AttrsKindOf(inst.opcode()) == AttrsKind::kAccuracy) {
-    RecordAttrs(inst, out);
-  }
-  if (!called_first) CalledComputationAttrs(inst, percent, out);
+  AttributeWriter writer(inst, percent, out);
+  attr_schema::WalkAttributes(writer, inst);
 }
 
 }  // namespace xlite::printer_internal

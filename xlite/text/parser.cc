@@ -33,6 +33,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "xlite/base/status.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/ir/computation.h"
 #include "xlite/text/parser_impl.h"
 
@@ -88,6 +89,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloTextParser::ParseModule() {
   if (entry_ == nullptr) module_->set_entry_computation(last_computation_);
   if (!has_header) module_->set_name("module_" + module_->entry_computation()->name());
   NameSyntheticComputations();
+  if (is_scheduled_) module_->set_schedule(HloSchedule::FromDefinitionOrder(*module_));
   return std::move(module_);
 }
 
@@ -147,9 +149,7 @@ absl::Status HloTextParser::ParseHeaderAttribute(std::string_view name, HloModul
     return ParseInt(out);
   };
   if (name == "is_scheduled") {
-    bool scheduled;
-    XLITE_RETURN_IF_ERROR(ParseBool(&scheduled));
-    module->set_is_scheduled(scheduled);
+    XLITE_RETURN_IF_ERROR(ParseBool(&is_scheduled_));
   } else if (name == "input_output_alias") {
     return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
       InputOutputAlias alias;
@@ -464,11 +464,10 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     XLITE_RETURN_IF_ERROR(ParseOperands(scope, inst.get()));
     const int64_t count = inst->operand_count();
     int arity = OpcodeArity(*opcode);
-    // 2024 printers wrote sparse dots with their metadata as extra operands.
-    if (*opcode == HloOpcode::kDot && count > 2) {
-      return NotSupportedAt(opcode_offset, "sparse dot (sparsity=, metadata operands)");
-    }
-    if (arity != kVariadic && count != arity) {
+    // A sparse dot's metadata operands follow lhs and rhs; their number
+    // (sparsity=) is checked once the attributes are read.
+    const bool sparse_dot = *opcode == HloOpcode::kDot && count > 2;
+    if (arity != kVariadic && count != arity && !sparse_dot) {
       return ErrorAt(opcode_offset, Cat(opcode_text, " expects ", arity, " operand",
                                         arity == 1 ? "" : "s", ", got ", count));
     }
@@ -483,6 +482,12 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     XLITE_RETURN_IF_ERROR(BuildAsyncSugar(inst.get(), *wrapped_opcode, opcode_offset, &wrapped));
   } else {
     XLITE_RETURN_IF_ERROR(ParseOpcodeAttributes(inst.get(), inst.get(), opcode_offset));
+  }
+  if (*opcode == HloOpcode::kDot &&
+      inst->operand_count() != DotOperandCount(inst->attrs<DotAttrs>())) {
+    return ErrorAt(opcode_offset, Cat("dot expects ", DotOperandCount(inst->attrs<DotAttrs>()),
+                                      " operands (lhs, rhs and one metadata operand per "
+                                      "sparsity descriptor), got ", inst->operand_count()));
   }
   if (*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) {
     HloInstruction* previous = inst->operand(0);
@@ -650,79 +655,23 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   return absl::OkStatus();
 }
 
-// Only opcodes with CanOmitResultShape get here. `infer_shape`, when given,
-// decides every shape (and so rejects mismatched operands as XLA's parser
-// does); the simple rules below let a parse without it still read most
-// hand-written modules.
+// Only opcodes with CanOmitResultShape get here. xlite/inference's rules
+// decide every shape, so an instruction left without one reads the same in
+// every caller, and mismatched operands are rejected as XLA's parser does.
 absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
-  using O = HloOpcode;
-  const HloOpcode op = inst->opcode();
-  if (options_.infer_shape != nullptr) {
-    absl::StatusOr<Shape> inferred = options_.infer_shape(*inst);
-    if (inferred.ok()) {
-      *inst->mutable_shape() = *std::move(inferred);
-      return absl::OkStatus();
-    }
-    std::string_view message(inferred.status().message().data(),
-                             inferred.status().message().size());
-    constexpr std::string_view kNotSupported = "not supported yet: ";
-    if (absl::IsUnimplemented(inferred.status()) && message.starts_with(kNotSupported)) {
-      return NotSupportedAt(offset, message.substr(kNotSupported.size()));
-    }
-    return ErrorAt(offset,
-                   Cat("cannot infer the result shape of ", OpcodeName(op), ": ", message));
+  absl::StatusOr<Shape> inferred = InferOmittedShape(*inst);
+  if (inferred.ok()) {
+    *inst->mutable_shape() = *std::move(inferred);
+    return absl::OkStatus();
   }
-  auto operand_shape = [&](int64_t i) -> const Shape& { return inst->operand(i)->shape(); };
-  Shape* shape = inst->mutable_shape();
-  auto unsupported = [&] {
-    return NotSupportedAt(offset, Cat("omitted result shape for ", OpcodeName(op)));
-  };
-  switch (op) {
-    case O::kTuple: {
-      std::vector<Shape> elements;
-      for (HloInstruction* operand : inst->operands()) elements.push_back(operand->shape());
-      *shape = Shape::Tuple(std::move(elements));
-      return absl::OkStatus();
-    }
-    case O::kGetTupleElement: {
-      const Shape& tuple = operand_shape(0);
-      int64_t index = inst->tuple_index();
-      if (!tuple.IsTuple() || index < 0 || index >= tuple.tuple_size()) {
-        return ErrorAt(offset, Cat("get-tuple-element index ", index, " is out of range"));
-      }
-      *shape = tuple.tuple_shapes(index);
-      return absl::OkStatus();
-    }
-    case O::kAfterAll: *shape = Shape::Token(); return absl::OkStatus();
-    case O::kReplicaId:
-    case O::kPartitionId: *shape = Shape::Scalar(PrimitiveType::U32); return absl::OkStatus();
-    case O::kGetDimensionSize: *shape = Shape::Scalar(PrimitiveType::S32); return absl::OkStatus();
-    case O::kCall:
-      *shape = inst->to_apply()->root_instruction()->shape();
-      return absl::OkStatus();
-    case O::kWhile:
-    case O::kOptimizationBarrier:
-    case O::kAddDependency:
-    case O::kDomain:
-      *shape = operand_shape(0);
-      return absl::OkStatus();
-    default:
-      break;
+  std::string_view message(inferred.status().message().data(),
+                           inferred.status().message().size());
+  constexpr std::string_view kNotSupported = "not supported yet: ";
+  if (absl::IsUnimplemented(inferred.status()) && message.starts_with(kNotSupported)) {
+    return NotSupportedAt(offset, message.substr(kNotSupported.size()));
   }
-  if (!IsElementwiseOpcode(op) || inst->operand_count() == 0) return unsupported();
-  *shape = operand_shape(op == O::kSelect || op == O::kClamp ? 1 : 0);
-  if (!shape->IsArray()) return unsupported();
-  PrimitiveType type = shape->element_type();
-  if (op == O::kCompare || op == O::kIsFinite) {
-    shape->set_element_type(PrimitiveType::PRED);
-  } else if (op == O::kComplex) {
-    if (type != PrimitiveType::F32 && type != PrimitiveType::F64) return unsupported();
-    shape->set_element_type(type == PrimitiveType::F32 ? PrimitiveType::C64
-                                                       : PrimitiveType::C128);
-  } else if ((op == O::kReal || op == O::kImag || op == O::kAbs) && IsComplex(type)) {
-    shape->set_element_type(ComplexComponentType(type));
-  }
-  return absl::OkStatus();
+  return ErrorAt(offset, Cat("cannot infer the result shape of ", OpcodeName(inst->opcode()),
+                             ": ", message));
 }
 
 HloComputation* HloTextParser::AddSyntheticComputation(std::unique_ptr<HloComputation> c,

@@ -18,20 +18,15 @@ struct ParseOptions {
   std::string_view filename = "<input>";
   // Added to every reported line number (for a chunk of a split file).
   int64_t line_offset = 0;
-  // Derives the result shape of an instruction written without one (dot,
-  // convolution, reduce, gather, conditional, ...) from its operands,
-  // attributes and called computations, which are all set when it is called;
-  // its error is reported at the instruction. The full rules live above the
-  // text layer: xlite/analysis's InferOmittedShape fits here. Without it the
-  // parser derives only the simple cases (tuple, get-tuple-element, call,
-  // while, elementwise ops) and the others are "not supported yet". Opcodes
-  // that must declare their shape (CanOmitResultShape in xlite/ir/opcode.h
-  // is false) are an error either way.
-  absl::StatusOr<Shape> (*infer_shape)(const HloInstruction& inst) = nullptr;
 };
 
 // Parses one module. Structural errors (undefined names, bad attribute values,
-// wrong literal sizes) are parse errors; shape rules are the verifier's job.
+// wrong literal sizes) are parse errors; shape rules are the verifier's job,
+// except for a result shape the text leaves out (dot, convolution, reduce,
+// gather, conditional, ...): xlite/inference derives it from the operands,
+// attributes and called computations, and its error is reported at the
+// instruction. Opcodes that must declare their shape (CanOmitResultShape in
+// xlite/ir/opcode.h is false) are an error.
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     std::string_view text, const ParseOptions& options = {});
 

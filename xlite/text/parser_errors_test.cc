@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xlite/ir/computation.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
@@ -129,10 +130,16 @@ TEST(ParserErrorsTest, NotSupportedYet) {
   EXPECT_EQ(module.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(module.status().message()),
               HasSubstr("not supported yet: mesh (V3) shardings"));
-  auto inferred = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = transpose(x), "
-                                 "dimensions={0}\n}");
-  EXPECT_THAT(std::string(inferred.status().message()),
-              HasSubstr("not supported yet: omitted result shape for transpose"));
+  // Every caller infers a left-out shape with xlite/inference's rules.
+  auto inferred = ParseHloModule("ENTRY e {\n  x = f32[2,3] parameter(0)\n  y = transpose(x), "
+                                 "dimensions={1,0}\n}");
+  ASSERT_TRUE(inferred.ok()) << inferred.status();
+  EXPECT_EQ((*inferred)->entry_computation()->root_instruction()->shape().ToString(false),
+            "f32[3,2]");
+  auto mismatched = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[3] "
+                                   "parameter(1)\n  z = add(x, y)\n}");
+  EXPECT_THAT(std::string(mismatched.status().message()),
+              HasSubstr("4:7: error: cannot infer the result shape of add"));
   // reshape declares its shape: never inferred.
   auto declared = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = reshape(x)\n}");
   EXPECT_THAT(std::string(declared.status().message()),

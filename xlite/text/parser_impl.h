@@ -1,6 +1,7 @@
 // Internal to the parser: the HloTextParser class shared by parser.cc (module,
 // computations, instructions), parser_values.cc (numbers, lists, shapes),
-// literal_parser.cc, sharding_parser.cc and attribute_parser.cc.
+// literal_parser.cc, sharding_parser.cc, attribute_reader.cc and
+// attribute_parser.cc.
 #ifndef XLITE_TEXT_PARSER_IMPL_H_
 #define XLITE_TEXT_PARSER_IMPL_H_
 
@@ -47,8 +48,8 @@ std::optional<PrimitiveType> TypeFromName(std::string_view name);
 // Opcode named `name` (a NameMap built once from the opcode table).
 std::optional<HloOpcode> OpcodeFromText(std::string_view name);
 
-// One attribute an opcode accepts: `parse` reads the value (the current token
-// is the first token of the value) and stores it.
+// One attribute taken besides the opcode's own (an async sugar's thread):
+// `parse` reads the value (the current token is its first token).
 struct AttrSpec {
   std::string_view name;
   bool required;
@@ -57,6 +58,9 @@ struct AttrSpec {
 
 class HloTextParser {
  public:
+  // Walks attribute_schema.h with the value readers below.
+  friend class AttributeReader;
+
   HloTextParser(std::string_view text, const ParseOptions& options);
 
   absl::StatusOr<std::unique_ptr<HloModule>> ParseModule();
@@ -147,19 +151,16 @@ class HloTextParser {
   absl::Status ParseSingleSharding(HloSharding* sharding);
   absl::Status ParseShardingMetadata(std::vector<OpMetadata>* metadata);
 
-  // ------------------------------------------------ attributes (attribute_parser.cc)
-  // `, name=value` pairs: op-specific `specs` (plus `extra`), and the ones every
-  // instruction takes, stored on `common`.
-  absl::Status ParseAttributes(std::initializer_list<AttrSpec> specs,
-                               HloInstruction* common, size_t instruction_offset,
-                               const AttrSpec* extra = nullptr);
-  absl::Status ParseCommonAttribute(std::string_view name, HloInstruction* inst,
-                                    bool* handled);
-  // The opcode's own attributes of `inst` (an instruction whose operands are
-  // set); common ones go to `common`.
+  // ------------------------------------------------ attributes (attribute_reader.cc)
+  // The `, name=value` pairs after the operands of `inst` (an instruction whose
+  // operands are set): its opcode's own (attribute_schema.h) plus `extra`, and
+  // the ones every instruction takes, stored on `common`.
   absl::Status ParseOpcodeAttributes(HloInstruction* inst, HloInstruction* common,
                                      size_t instruction_offset,
                                      const AttrSpec* extra = nullptr);
+  absl::Status ParseCommonAttribute(std::string_view name, HloInstruction* inst,
+                                    bool* handled);
+  // ------------------------------------------------ attribute values (attribute_parser.cc)
   absl::Status ParseMetadata(OpMetadata* metadata);
   absl::Status ParseFrontendAttributes(FrontendAttributes* attributes);
   absl::Status ParseStatistics(Statistics* statistics);
@@ -174,6 +175,8 @@ class HloTextParser {
   absl::Status ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliasing);
   absl::Status ParsePrecisionList(std::vector<Precision>* precision);
   absl::Status ParseResultAccuracy(ResultAccuracy* accuracy);
+  // `L.1@2:4` or `L.1@2:4_R.0@2:4`, read from the bytes.
+  absl::Status ParseSparsity(std::vector<SparsityDescriptor>* sparsity);
   absl::Status ParseDomain(DomainAttrs* domain);
   absl::Status ParseComputationRef(HloComputation** computation);
   absl::Status ParseComputationList(std::vector<HloComputation*>* computations);
@@ -234,6 +237,8 @@ class HloTextParser {
   size_t sized_up_to_ = 0;
   HloComputation* entry_ = nullptr;
   HloComputation* last_computation_ = nullptr;
+  // is_scheduled=true: the text order becomes the schedule once parsed.
+  bool is_scheduled_ = false;
 };
 
 inline constexpr int kMaxNesting = 1000;

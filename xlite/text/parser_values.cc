@@ -332,6 +332,7 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
     return Error(Cat("unknown element type '", tok().text, "'"));
   }
   if (ParseSimpleShape(*type, shape)) return absl::OkStatus();
+  const size_t type_offset = tok().offset;
   Advance();
   DimVector dims;
   absl::InlinedVector<bool, 6> dynamic;
@@ -362,6 +363,9 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
       if (dynamic[i]) shape->set_dynamic_dimension(static_cast<int64_t>(i), true);
     }
   }
+  if (absl::Status valid = ValidateShape(*shape); !valid.ok()) {
+    return ErrorAt(type_offset, std::string(valid.message()));
+  }
   if (kind() == TokKind::kLbrace) {
     TokKind next = lexer_.Peek().kind;
     if (next == TokKind::kInt || next == TokKind::kColon || next == TokKind::kRbrace) {
@@ -383,8 +387,12 @@ bool HloTextParser::ParseSimpleShape(PrimitiveType type, Shape* shape) {
   const char* end = text.data() + text.size();
   if (p >= end || *p != '[') return false;
   ++p;
+  const char* dims_begin = p;
   DimVector dims;
   if (!ScanDigitList(p, end, ']', &dims)) return false;
+  // Dimensions written in at most 17 digits in all multiply to under 10^17
+  // elements, whose bytes fit int64: only longer lists need ValidateShape.
+  const bool may_overflow = p - dims_begin > 18;
   DimVector minor_to_major;
   const bool has_layout = p < end && *p == '{';
   if (has_layout) {
@@ -399,6 +407,8 @@ bool HloTextParser::ParseSimpleShape(PrimitiveType type, Shape* shape) {
     }
   }
   *shape = Shape(type, dims);
+  // An invalid shape (e.g. an overflowing size) is reported by the general path.
+  if (may_overflow && !ValidateShape(*shape).ok()) return false;
   if (has_layout) shape->set_layout(Layout(minor_to_major));
   lexer_.ResetTo(static_cast<size_t>(p - text.data()));
   return true;

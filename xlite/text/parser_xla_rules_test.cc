@@ -4,7 +4,7 @@
 // errors XLA raises for signatures, conditionals, layouts, async threads and
 // result_accuracy modes; tuple literals in custom-call `literal=`; written
 // operand shapes compared ignoring dynamic marks, `original_value=` and sparse
-// dots (found by sweeping the modules of XLA's pass tests).
+// dots with sparsity= (found by sweeping the modules of XLA's pass tests).
 #include <cstdint>
 #include <string>
 
@@ -427,15 +427,60 @@ TEST(ParserXlaRulesTest, OriginalValueIsTheOldSpellingOfOrigin) {
   EXPECT_EQ(PrintInstruction(*root), R"(%p = f32[2] parameter(0), origin={{"p"}})");
 }
 
-TEST(ParserXlaRulesTest, SparseDotIsNotSupportedYet) {
+// XLA's structured-sparse dot: `sparsity=L.1@2:4` (operand, dimension, n:m),
+// one u16 metadata operand per sparse operand after lhs and rhs.
+constexpr std::string_view kSparseDot =
+    "ENTRY e {\n  a = f32[2,8] parameter(0)\n  b = f32[16,4] parameter(1)\n"
+    "  m = u16[2,1] parameter(2)\n"
+    "  ROOT d = f32[2,4] dot(a, b, m), lhs_contracting_dims={1}, "
+    "rhs_contracting_dims={0}, sparsity=L.1@2:4\n}\n";
+
+TEST(ParserXlaRulesTest, SparseDotParsesAndPrints) {
+  auto module = ParseText(kSparseDot);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction* dot = Root(**module);
+  ASSERT_EQ(dot->operand_count(), 3);
+  const auto& sparsity = dot->attrs<DotAttrs>().sparsity;
+  ASSERT_EQ(sparsity.size(), 1u);
+  EXPECT_EQ(sparsity[0], (SparsityDescriptor{0, 1, 2, 4}));
+  const std::string printed = PrintModule(**module);
+  EXPECT_THAT(printed, HasSubstr("dot(%a, %b, %m), lhs_contracting_dims={1}, "
+                                 "rhs_contracting_dims={0}, sparsity=L.1@2:4"));
+  auto reparsed = ParseText(printed);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ(PrintModule(**reparsed), printed);
+}
+
+TEST(ParserXlaRulesTest, SparseDotOnBothOperands) {
   auto module = ParseText(
-      "ENTRY e {\n  a = f32[2,8] parameter(0)\n  b = f32[16,4] parameter(1)\n"
-      "  m = u16[2,1] parameter(2)\n"
-      "  ROOT d = f32[2,4] dot(a, b, m), lhs_contracting_dims={1}, "
-      "rhs_contracting_dims={0}, sparsity=L.1@2:4\n}\n");
-  ASSERT_FALSE(module.ok());
-  EXPECT_EQ(module.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(module.status().message(), HasSubstr("not supported yet: sparse dot"));
+      "ENTRY e {\n  a = f32[2,8] parameter(0)\n  b = f32[8,4] parameter(1)\n"
+      "  ma = u16[2,1] parameter(2)\n  mb = u16[1,4] parameter(3)\n"
+      "  ROOT d = f32[2,4] dot(a, b, ma, mb), lhs_contracting_dims={1}, "
+      "rhs_contracting_dims={0}, sparsity=L.1@2:4_R.0@2:4\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const auto& sparsity = Root(**module)->attrs<DotAttrs>().sparsity;
+  ASSERT_EQ(sparsity.size(), 2u);
+  EXPECT_EQ(sparsity[1], (SparsityDescriptor{1, 0, 2, 4}));
+  EXPECT_THAT(PrintModule(**module), HasSubstr("sparsity=L.1@2:4_R.0@2:4"));
+}
+
+TEST(ParserXlaRulesTest, SparseDotErrors) {
+  auto with = [](std::string_view sparsity, std::string_view operands = "a, b, m") {
+    return ErrorOf(std::string("ENTRY e {\n  a = f32[2,8] parameter(0)\n  b = f32[16,4] "
+                               "parameter(1)\n  m = u16[2,1] parameter(2)\n  ROOT d = f32[2,4] "
+                               "dot(") +
+                   std::string(operands) +
+                   "), lhs_contracting_dims={1}, rhs_contracting_dims={0}" +
+                   std::string(sparsity) + "\n}\n");
+  };
+  EXPECT_THAT(with(""), HasSubstr("5:21: error: dot expects 2 operands"));
+  EXPECT_THAT(with(", sparsity=L.1@2:4", "a, b"), HasSubstr("dot expects 3 operands"));
+  EXPECT_THAT(with(", sparsity=L1@2:4"), HasSubstr("expected a sparsity descriptor like"));
+  EXPECT_THAT(with(", sparsity=X.1@2:4"), HasSubstr("(L or R first)"));
+  EXPECT_THAT(with(", sparsity=L.1@4:2"), HasSubstr("structured sparsity 4:2 needs 1 <= n < m"));
+  EXPECT_THAT(with(", sparsity=L.1@2:4_L.0@2:4"), HasSubstr("two sparsity descriptors for the lhs"));
+  EXPECT_THAT(with(", sparsity=L.1@2:99999999999999999999"),
+              HasSubstr("expected a sparsity descriptor like"));
 }
 
 }  // namespace

@@ -186,8 +186,8 @@ void AppendComputation(const HloComputation& c, const PrintOptions& options,
   AppendName(c.name(), options.print_percent, out);
   if (options.print_program_shape) AppendSignature(c, out);
   out->append(" {\n");
-  for (const auto& inst : c.instructions()) {
-    out->append(inst.get() == c.root_instruction() ? "  ROOT " : "  ");
+  for (const HloInstruction* inst : TextOrder(c)) {
+    out->append(inst == c.root_instruction() ? "  ROOT " : "  ");
     AppendInstructionLine(*inst, options, sugared, out);
     out->push_back('\n');
   }

@@ -23,6 +23,7 @@ void AddCostCommand(CLI::App& app, int* exit_code);
 void AddCalibrateCommand(CLI::App& app, int* exit_code);
 void AddMemCommand(CLI::App& app, int* exit_code);
 void AddSchedCommand(CLI::App& app, int* exit_code);
+void AddShardCommand(CLI::App& app, int* exit_code);
 
 }  // namespace xlite::tools
 

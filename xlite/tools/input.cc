@@ -1,14 +1,17 @@
 #include "xlite/tools/input.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "xlite/analysis/shape_inference.h"
+#include "xlite/tools/out_of_memory.h"
 
 namespace xlite::tools {
 
@@ -19,37 +22,75 @@ void AddInputOptions(CLI::App& command, InputOptions* options) {
                    "Treat lines `// -----` as separators between modules");
 }
 
-absl::StatusOr<Source> ReadSource(const std::string& path) {
+namespace {
+
+// Keeps streamed bytes alive for a Source.
+Source FromString(std::string name, std::string bytes) {
+  auto owned = std::make_shared<const std::string>(std::move(bytes));
   Source source;
+  source.name = std::move(name);
+  source.text = *owned;
+  source.storage = std::move(owned);
+  return source;
+}
+
+}  // namespace
+
+absl::StatusOr<Source> ReadSource(const std::string& path) {
   if (path == "-") {
-    source.name = "<stdin>";
-    source.text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    std::string text(std::istreambuf_iterator<char>(std::cin), {});
     if (std::cin.bad()) {
       return absl::InvalidArgumentError("error: cannot read <stdin>");
     }
-    return source;
+    return FromString("<stdin>", std::move(text));
   }
-  source.name = path;
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
+  SetActivity(absl::StrCat("reading ", path));
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": error: cannot open file: ", std::strerror(errno)));
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": error: cannot read file: ", std::strerror(errno)));
+  struct stat info;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    const size_t size = static_cast<size_t>(info.st_size);
+    void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (mapped == MAP_FAILED) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": error: cannot read file: ", std::strerror(errno)));
+    }
+    Source source;
+    source.name = path;
+    source.text = std::string_view(static_cast<const char*>(mapped), size);
+    source.storage =
+        std::shared_ptr<const void>(mapped, [size](const void* p) {
+          munmap(const_cast<void*>(p), size);
+        });
+    return source;
   }
-  source.text = std::move(text).str();
-  return source;
+  // Not a regular file (a pipe, a device) or empty: streamed.
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      close(fd);
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": error: cannot read file: ", std::strerror(error)));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return FromString(path, std::move(text));
 }
 
 ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset) {
   ParseOptions options;
   options.filename = filename;
   options.line_offset = line_offset;
-  options.infer_shape = &InferOmittedShape;
   return options;
 }
 
@@ -66,6 +107,7 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
     chunks.push_back({source->text, 0});
   }
   bool all_parsed = true;
+  SetActivity(absl::StrCat("parsing ", source->name));
   for (const InputChunk& chunk : chunks) {
     absl::StatusOr<std::unique_ptr<HloModule>> module =
         ParseHloModule(chunk.text, UserParseOptions(source->name, chunk.first_line));
@@ -77,6 +119,7 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
     modules->push_back({*std::move(module),
                         absl::StrCat(source->name, ":", chunk.first_line + 1)});
   }
+  SetActivity(absl::StrCat("processing the modules of ", source->name));
   return all_parsed;
 }
 

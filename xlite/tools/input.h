@@ -29,7 +29,10 @@ void AddInputOptions(CLI::App& command, InputOptions* options);
 // The text of one input and the name used in error messages.
 struct Source {
   std::string name;
-  std::string text;
+  std::string_view text;  // into `storage`
+  // A read-only mapping of a regular file (no copy, no zeroed pages), or the
+  // bytes read from a pipe or stdin.
+  std::shared_ptr<const void> storage;
 };
 // Reads a file, or stdin for `-`.
 absl::StatusOr<Source> ReadSource(const std::string& path);
@@ -39,6 +42,15 @@ absl::StatusOr<Source> ReadSource(const std::string& path);
 ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset = 0);
 
 struct LoadedModule {
+  LoadedModule(std::unique_ptr<HloModule> module, std::string location)
+      : module(std::move(module)), location(std::move(location)) {}
+  LoadedModule(LoadedModule&&) = default;
+  LoadedModule& operator=(LoadedModule&&) = default;
+  // A command runs once per process: the module is released, not freed, and
+  // the kernel reclaims it at exit (compilers' -disable-free); tearing down a
+  // large module costs a good part of what parsing it does.
+  ~LoadedModule() { (void)module.release(); }
+
   std::unique_ptr<HloModule> module;
   // `file:line` where the module's text starts, for errors found later.
   std::string location;

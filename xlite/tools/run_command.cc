@@ -20,6 +20,9 @@
 #include "xlite/text/parser.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/run_limits.h"
+#include "xlite/tools/mpi_run.h"
 
 namespace xlite::tools {
 namespace {
@@ -33,6 +36,10 @@ struct RunOptions {
   std::string save_inputs;
   std::string backend = "interpreter";
   int64_t print_elements = 8;
+  std::optional<int64_t> memory_budget;
+  std::optional<double> timeout_seconds;
+  std::string communicator = "in-process";
+  double collective_timeout = 60;
 };
 
 // An error with the exit code it maps to.
@@ -96,7 +103,16 @@ absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedAr
   return runtime::WriteBinaryFile(path, npz);
 }
 
-std::optional<Failure> Run(const RunOptions& options) {
+Failure EvaluationFailure(const absl::Status& status, const RunOptions& options) {
+  std::string message = absl::StrCat("evaluation failed: ", status.message());
+  if (status.code() == absl::StatusCode::kDeadlineExceeded && options.timeout_seconds) {
+    absl::StrAppend(&message, " (--timeout ", *options.timeout_seconds, " s)");
+  }
+  return Failure{kExitInvalidInput, message};
+}
+
+// `mpi` is this process's rank under --communicator mpi, else null.
+std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   if (options.backend != "interpreter") {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
                                             "' (available: interpreter)")};
@@ -106,6 +122,7 @@ std::optional<Failure> Run(const RunOptions& options) {
   }
   absl::StatusOr<Source> source = ReadSource(options.path);
   if (!source.ok()) return Failure{kExitInvalidInput, std::string(source.status().message())};
+  SetActivity(absl::StrCat("parsing ", source->name));
   absl::StatusOr<std::unique_ptr<HloModule>> parsed =
       ParseHloModule(source->text, UserParseOptions(source->name));
   if (!parsed.ok()) return Failure{kExitInvalidInput, std::string(parsed.status().message())};
@@ -113,6 +130,11 @@ std::optional<Failure> Run(const RunOptions& options) {
   if (absl::Status verified = VerifyModule(module); !verified.ok()) {
     return Failure{kExitInvalidInput,
                    absl::StrCat(source->name, ": error: ", verified.message())};
+  }
+  absl::StatusOr<int64_t> budget = MemoryBudget(options.memory_budget);
+  if (!budget.ok()) return Failure{kExitInvalidInput, std::string(budget.status().message())};
+  if (absl::Status fits = CheckRunResources(module, *budget, mpi != nullptr); !fits.ok()) {
+    return Failure{kExitInvalidInput, std::string(fits.message())};
   }
   const HloComputation& entry = *module.entry_computation();
   bool from_files = !options.input_files.empty() || !options.inputs_npz.empty();
@@ -123,7 +145,7 @@ std::optional<Failure> Run(const RunOptions& options) {
   }
   if (options.seed) {
     int64_t filled = runtime::FillElidedConstants(module, *options.seed);
-    if (filled > 0) {
+    if (filled > 0 && (mpi == nullptr || mpi->is_root())) {
       std::cerr << "xlite run: filled " << filled << " elided constant" << (filled == 1 ? "" : "s")
                 << " ({...}) from seed " << *options.seed << "\n";
     }
@@ -139,6 +161,7 @@ std::optional<Failure> Run(const RunOptions& options) {
       }
     }
   }
+  SetActivity(absl::StrCat("preparing the inputs of ", source->name));
   std::vector<Literal> args;
   if (from_files) {
     absl::StatusOr<std::vector<Literal>> read = ArgumentsFromFiles(options, entry);
@@ -147,7 +170,7 @@ std::optional<Failure> Run(const RunOptions& options) {
   } else {
     args = runtime::RandomArguments(module, options.seed.value_or(0));
   }
-  if (!options.save_inputs.empty()) {
+  if (!options.save_inputs.empty() && (mpi == nullptr || mpi->is_root())) {
     std::vector<runtime::NamedArray> named;
     for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
     absl::Status saved = WriteNpz(options.save_inputs, named);
@@ -155,13 +178,29 @@ std::optional<Failure> Run(const RunOptions& options) {
   }
   EvalOptions eval_options;
   eval_options.rng_seed = options.seed.value_or(0);
-  int64_t devices = module.config().replica_count * module.config().num_partitions;
+  eval_options.deadline = StartDeadline(options.timeout_seconds);
+  int64_t devices = module.config().DeviceCount();
+  SetActivity(absl::StrCat("evaluating ", source->name));
   std::vector<Literal> results;
-  if (devices == 1) {
+  if (mpi != nullptr) {
+    if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
+      return Failure{kExitInvalidInput, std::string(fits.message())};
+    }
+    absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, args, eval_options);
+    if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
+      return Failure{kExitInvalidInput, ""};  // rank 0 reports it
+    }
+    if (!all.ok()) {
+      return EvaluationFailure(all.status(), options);
+    }
+    // Rank 0 prints and writes every device's results.
+    if (!mpi->is_root()) return std::nullopt;
+    results = *std::move(all);
+  } else if (devices == 1) {
     Evaluator evaluator(eval_options);
     absl::StatusOr<Literal> result = evaluator.Run(module, args);
     if (!result.ok()) {
-      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", result.status().message())};
+      return EvaluationFailure(result.status(), options);
     }
     results.push_back(*std::move(result));
   } else {
@@ -169,7 +208,7 @@ std::optional<Failure> Run(const RunOptions& options) {
     per_device.push_back(std::move(args));
     absl::StatusOr<std::vector<Literal>> all = EvaluateOnAllDevices(module, per_device, eval_options);
     if (!all.ok()) {
-      return Failure{kExitInvalidInput, absl::StrCat("evaluation failed: ", all.status().message())};
+      return EvaluationFailure(all.status(), options);
     }
     results = *std::move(all);
   }
@@ -222,14 +261,42 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "Leading elements shown per leaf")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--memory-budget", options->memory_budget,
+                      "Refuse a run whose estimated memory exceeds BYTES (default: the "
+                      "available memory, MemAvailable of /proc/meminfo)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--timeout", options->timeout_seconds,
+                      "Stop the evaluation with an error after SECONDS")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--communicator", options->communicator,
+                      "How the devices of a multi-device module communicate: in-process "
+                      "(threads) or mpi (run under `mpirun -np N`, one device per rank; rank 0 "
+                      "prints and writes the results)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"in-process", "mpi"}));
+  command->add_option("--collective-timeout", options->collective_timeout,
+                      "With --communicator mpi: seconds a rank waits for a collective, a "
+                      "transfer or the final results before ending every rank with an error")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command->callback([options, exit_code] {
-    std::optional<Failure> failure = Run(*options);
-    if (failure) {
-      PrintError(absl::StrCat("xlite run: error: ", failure->message));
-      *exit_code = failure->code;
-    } else {
-      *exit_code = kExitOk;
+    std::unique_ptr<MpiRank> mpi;
+    std::string prefix = "xlite run: error: ";
+    if (options->communicator == "mpi") {
+      absl::StatusOr<std::unique_ptr<MpiRank>> started =
+          MpiRank::Start(options->collective_timeout);
+      if (!started.ok()) {
+        PrintError(absl::StrCat(prefix, started.status().message()));
+        *exit_code = kExitInvalidInput;
+        return;
+      }
+      mpi = *std::move(started);
+      prefix = absl::StrCat("xlite run: error: rank ", mpi->rank(), ": ");
     }
+    std::optional<Failure> failure = Run(*options, mpi.get());
+    if (failure && !failure->message.empty()) PrintError(absl::StrCat(prefix, failure->message));
+    *exit_code = failure ? failure->code : kExitOk;
+    if (mpi) *exit_code = mpi->Finish(*exit_code);
   });
 }
 

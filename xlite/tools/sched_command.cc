@@ -142,9 +142,9 @@ absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device
   report.module = module.name();
   FlattenCallGraphPass flatten;
   XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
+  module.UpdateSchedule();  // flattening may have added computations
   LatencyModel model(device);
-  XLITE_ASSIGN_OR_RETURN(report.sync,
-                         EstimateStep(module, CurrentModuleSequence(module), model, true));
+  XLITE_ASSIGN_OR_RETURN(report.sync, EstimateStep(module, CurrentSchedule(module), model, true));
   const auto began = std::chrono::steady_clock::now();
   AsyncCollectiveCreatorPass creator;
   XLITE_RETURN_IF_ERROR(creator.Run(module).status());
@@ -159,16 +159,16 @@ absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device
                          " (see `xlite mem` for the buffers live at the peak)");
   }
   XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
-                         ScheduleLatencyHiding(*aliases, base.sequence, model, lhs));
+                         ScheduleLatencyHiding(*aliases, base.schedule, model, lhs));
   report.scheduling_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   report.peak_bytes = result.peak_bytes;
   report.base_peak_bytes = result.base_peak_bytes;
   report.memory_limit_bytes = result.memory_limit_bytes;
   report.kept_base_order = result.kept_base_order;
-  XLITE_ASSIGN_OR_RETURN(report.scheduled, EstimateStep(module, result.sequence, model));
+  XLITE_ASSIGN_OR_RETURN(report.scheduled, EstimateStep(module, result.schedule, model));
   aliases.reset();
-  ApplyModuleSequence(result.sequence, module);
+  SetModuleSchedule(std::move(result.schedule), module);
   return report;
 }
 

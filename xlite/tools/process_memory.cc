@@ -1,0 +1,48 @@
+#include "xlite/tools/process_memory.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace xlite::tools {
+namespace {
+
+constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+// How far the arena grows at a time: a dump of a few MB needs a few tens of
+// MB of IR, so one step usually serves the whole run.
+constexpr int kTopPad = 64 << 20;
+// Below this, allocations stay in the arena (huge pages) rather than in
+// their own mmap (4 KiB pages, unmapped again on free).
+constexpr int kMmapThreshold = 64 << 20;
+
+}  // namespace
+
+void PrepareHeap() {
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, kTopPad);
+  // A block larger than what static initialisation left free grows the
+  // arena by itself plus the pad; from the block's first huge-page boundary
+  // to the arena's end the kernel may then use huge pages. Freed, the block
+  // stays in the arena for the allocations to come.
+  void* block = std::malloc(kTopPad / 2);
+  if (block == nullptr) return;
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(block) + kHugePage - 1) & ~(kHugePage - 1);
+  uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHugePage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  std::free(block);
+}
+
+void ExitWithoutTeardown(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+}  // namespace xlite::tools

@@ -1,0 +1,193 @@
+// `xlite shard`: runs sharding propagation with the module header's settings
+// and prints every instruction's sharding, optionally with the chain of
+// instructions it came from (--explain) or as JSON (--json).
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/spmd/propagation.h"
+#include "xlite/text/printer.h"
+#include "xlite/tools/commands.h"
+#include "xlite/tools/input.h"
+
+namespace xlite::tools {
+namespace {
+
+struct ShardOptions {
+  InputOptions input;
+  std::vector<std::string> explain_names;
+  bool explain = false;
+  bool json = false;
+  bool print_module = false;
+  std::string is_spmd = "true";
+  std::string to_output, to_parameters;  // "" = header
+};
+
+std::string LeafSharding(const HloInstruction& inst, int64_t leaf) {
+  if (!inst.has_sharding()) return "none";
+  if (inst.sharding().IsTuple()) {
+    const auto& e = inst.sharding().tuple_elements();
+    return leaf < static_cast<int64_t>(e.size()) ? PrintSharding(e[leaf]) : "none";
+  }
+  return PrintSharding(inst.sharding());
+}
+
+bool Wanted(const ShardOptions& options, const HloInstruction& inst) {
+  if (options.explain_names.empty()) return true;
+  for (const std::string& name : options.explain_names) {
+    if (name == inst.name() || name == absl::StrCat("%", inst.name())) return true;
+  }
+  return false;
+}
+
+nlohmann::json OriginJson(const spmd::PropagationResult& result,
+                          const spmd::InstructionOrigins& origins, int64_t leaf) {
+  const spmd::ShardingOrigin& o = origins.leaves[leaf];
+  static constexpr const char* kKinds[] = {"none",     "annotation", "forward",
+                                           "backward", "linked",     "rule"};
+  nlohmann::json j = {{"kind", kKinds[static_cast<int>(o.kind)]},
+                      {"sharding", LeafSharding(*origins.instruction, leaf)}};
+  if (o.from != nullptr) j["from"] = o.from->name();
+  if (!o.rule.empty()) j["rule"] = std::string(o.rule);
+  if (o.kind != spmd::ShardingOrigin::Kind::kAnnotation &&
+      o.kind != spmd::ShardingOrigin::Kind::kNone) {
+    j["aggressiveness"] = o.aggressiveness;
+    j["merged"] = o.merged;
+  }
+  j["chain"] = result.Chain(origins, leaf);
+  if (!o.conflicts.empty()) j["conflicts"] = o.conflicts;
+  return j;
+}
+
+int RunShard(const ShardOptions& options) {
+  spmd::PropagationOptions propagation;
+  auto parse_flag = [](const std::string& name, const std::string& value,
+                       std::optional<bool>* out) {
+    if (value.empty()) return true;
+    if (value != "true" && value != "false") {
+      PrintError(absl::StrCat("xlite shard: ", name, " must be true or false, got '", value, "'"));
+      return false;
+    }
+    *out = value == "true";
+    return true;
+  };
+  std::optional<bool> is_spmd;
+  if (!parse_flag("--is-spmd", options.is_spmd, &is_spmd) ||
+      !parse_flag("--propagate-to-output", options.to_output, &propagation.propagate_to_output) ||
+      !parse_flag("--propagate-to-parameters", options.to_parameters,
+                  &propagation.propagate_to_parameters)) {
+    return kExitUsage;
+  }
+  propagation.is_spmd = is_spmd.value_or(true);
+  std::vector<LoadedModule> modules;
+  bool ok = LoadModules(options.input, &modules);
+  nlohmann::json json_modules = nlohmann::json::array();
+  for (LoadedModule& loaded : modules) {
+    HloModule& module = *loaded.module;
+    absl::StatusOr<spmd::PropagationResult> result = spmd::PropagateShardings(module, propagation);
+    if (!result.ok()) {
+      PrintError(absl::StrCat(loaded.location, ": error: ", result.status().message()));
+      ok = false;
+      continue;
+    }
+    absl::Status verified = VerifyModule(module);
+    if (!verified.ok()) {
+      PrintError(absl::StrCat(loaded.location, ": error: the module after propagation does not "
+                              "verify: ", verified.message()));
+      ok = false;
+    }
+    nlohmann::json json_instructions = nlohmann::json::array();
+    int64_t annotated = 0, conflicts = 0;
+    const HloComputation* computation = nullptr;
+    for (const spmd::InstructionOrigins& origins : result->instructions) {
+      const HloInstruction& inst = *origins.instruction;
+      for (const spmd::ShardingOrigin& o : origins.leaves) {
+        annotated += o.kind == spmd::ShardingOrigin::Kind::kAnnotation;
+        conflicts += static_cast<int64_t>(o.conflicts.size());
+      }
+      if (!Wanted(options, inst)) continue;
+      if (options.json) {
+        nlohmann::json leaves = nlohmann::json::array();
+        for (size_t l = 0; l < origins.leaves.size(); ++l) {
+          leaves.push_back(OriginJson(*result, origins, static_cast<int64_t>(l)));
+        }
+        json_instructions.push_back({{"computation", inst.parent()->name()},
+                                     {"name", inst.name()},
+                                     {"sharding", inst.has_sharding() ? PrintSharding(inst.sharding())
+                                                                      : "none"},
+                                     {"leaves", leaves}});
+        continue;
+      }
+      if (options.print_module) continue;
+      if (inst.parent() != computation) {
+        computation = inst.parent();
+        std::cout << computation->name() << ":\n";
+      }
+      std::cout << "  %" << inst.name() << " = "
+                << (inst.has_sharding() ? PrintSharding(inst.sharding()) : "none") << "\n";
+      for (size_t l = 0; l < origins.leaves.size(); ++l) {
+        const spmd::ShardingOrigin& o = origins.leaves[l];
+        const std::string prefix =
+            origins.leaves.size() > 1 ? absl::StrCat("    {", l, "} ") : std::string("    ");
+        if (options.explain) {
+          std::cout << prefix << result->Chain(origins, static_cast<int64_t>(l)) << "\n";
+        }
+        for (const std::string& c : o.conflicts) std::cout << prefix << "conflict: " << c << "\n";
+      }
+    }
+    const int64_t total = static_cast<int64_t>(result->instructions.size());
+    if (options.json) {
+      json_modules.push_back({{"module", module.name()},
+                              {"instructions", json_instructions},
+                              {"total", total},
+                              {"annotated_values", annotated},
+                              {"unsharded", result->unsharded},
+                              {"conflicts", conflicts},
+                              {"rounds", result->fixed_point_rounds}});
+      continue;
+    }
+    if (options.print_module) std::cout << PrintModule(module);
+    std::cout << module.name() << ": " << total << " instructions, " << annotated
+              << " annotated values, " << result->unsharded << " without a sharding, "
+              << conflicts << " conflicts, " << result->fixed_point_rounds << " rounds\n";
+  }
+  if (options.json) std::cout << json_modules.dump(1) << "\n";
+  return ok ? kExitOk : kExitInvalidInput;
+}
+
+}  // namespace
+
+void AddShardCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<ShardOptions>();
+  CLI::App* command = app.add_subcommand(
+      "shard",
+      "Run sharding propagation (XLA's sharding-propagation, with the module header's "
+      "allow_spmd_sharding_propagation_to_* settings) and print every instruction's sharding; "
+      "--explain [NAME...] (after the file) adds where each sharding came from.");
+  AddInputOptions(*command, &options->input);
+  CLI::Option* explain = command->add_option("--explain", options->explain_names,
+                                             "Print origin chains (only for NAME... if given)")
+                             ->expected(0, -1);
+  command->add_flag("--json", options->json, "Print JSON (shardings, origins, chains)");
+  command->add_flag("--print-module", options->print_module,
+                    "Print the module with its shardings instead of the list");
+  command->add_option("--is-spmd", options->is_spmd, "true (default) or false");
+  command->add_option("--propagate-to-output", options->to_output,
+                      "true/false for every output (default: the header's list)");
+  command->add_option("--propagate-to-parameters", options->to_parameters,
+                      "true/false for every parameter (default: the header's list)");
+  command->callback([options, exit_code, explain] {
+    options->explain = explain->count() > 0;
+    // `--explain` without names arrives as one empty name.
+    std::erase(options->explain_names, std::string());
+    *exit_code = RunShard(*options);
+  });
+}
+
+}  // namespace xlite::tools
