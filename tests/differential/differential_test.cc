@@ -39,6 +39,7 @@
 #include "xlite/passes/pipeline.h"
 #include "xlite/runtime/array_summary.h"
 #include "xlite/runtime/random_inputs.h"
+#include "xlite/sched/sched_passes.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
@@ -270,6 +271,9 @@ std::string CheckInput(const Input& input, Tally& tally) {
 }
 
 TEST(DifferentialTest, PassesKeepResults) {
+  // The scheduling passes too: a scheduled module must verify (its order
+  // respects every dependence) and compute the same.
+  RegisterSchedulingPasses();
   std::vector<Input> inputs = Inputs();
   if (conformance::CorpusFiles().empty()) {
     std::cout << "note: no corpus at " << conformance::CorpusDir() << "; lit inputs only\n";

@@ -1,8 +1,5 @@
 #include "xlite/sched/sched_passes.h"
 
-#include <algorithm>
-
-#include "absl/strings/numbers.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/pass_registry.h"
@@ -28,24 +25,13 @@ absl::StatusOr<std::unique_ptr<HloPass>> Make(PassArgs&) {
   return std::unique_ptr<HloPass>(std::make_unique<T>());
 }
 
-absl::StatusOr<int64_t> PositiveInteger(PassArgs& args, const std::string& key,
-                                        const std::string& fallback) {
-  const std::string text = args.Take(key, fallback);
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(text, &value) || value < 0) {
-    return InvalidArgument("latency-hiding-scheduler ", key,
-                           " must be a non-negative integer, got '", text, "'");
-  }
-  return value;
-}
-
 absl::StatusOr<std::unique_ptr<HloPass>> MakeLatencyHidingScheduler(PassArgs& args) {
   XLITE_ASSIGN_OR_RETURN(DeviceSpec device, LoadDeviceSpec(args.Take("device", "h100")));
   LatencyHidingOptions options;
-  XLITE_ASSIGN_OR_RETURN(int64_t limit, PositiveInteger(args, "memory_limit", "0"));
+  XLITE_ASSIGN_OR_RETURN(int64_t limit, args.TakeInt("memory_limit", 0, 0));
   if (limit > 0) options.memory_limit_bytes = limit;
-  XLITE_ASSIGN_OR_RETURN(int64_t in_flight, PositiveInteger(args, "max_in_flight", "1"));
-  options.max_in_flight_per_kind = static_cast<int>(std::max<int64_t>(in_flight, 1));
+  XLITE_ASSIGN_OR_RETURN(int64_t in_flight, args.TakeInt("max_in_flight", 1, 1));
+  options.max_in_flight_per_kind = static_cast<int>(in_flight);
   return std::unique_ptr<HloPass>(
       std::make_unique<LatencyHidingSchedulerPass>(std::move(device), options));
 }
