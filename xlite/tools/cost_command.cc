@@ -1,7 +1,6 @@
 // `xlite cost`: flops, transcendentals and bytes of each module, the roofline
 // time on a device, and the instructions that cost most, as text or JSON.
 #include <algorithm>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,12 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
-#include "xlite/analysis/verifier.h"
 #include "xlite/base/stable_sort.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/report_output.h"
 
 namespace xlite::tools {
 namespace {
@@ -181,16 +180,7 @@ int RunCost(const CostOptionsCli& options) {
                                                                          : kExitInvalidInput;
   }
   std::vector<LoadedModule> modules;
-  if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
-  // Cost rules index shapes by the attributes: only verified modules are safe.
-  bool ok = true;
-  for (const LoadedModule& loaded : modules) {
-    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
-      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
-      ok = false;
-    }
-  }
-  if (!ok) return kExitInvalidInput;
+  if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   CostOptions cost_options;
   cost_options.multiply_trip_counts = !options.xla_compat;
   std::string text;
@@ -209,12 +199,7 @@ int RunCost(const CostOptionsCli& options) {
       text += ReportText(report, *device, options.top);
     }
   }
-  if (options.json) {
-    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
-    std::cout << out.dump(2) << "\n";
-  } else {
-    std::cout << text;
-  }
+  PrintReports(options.input, options.json, all, text);
   return kExitOk;
 }
 

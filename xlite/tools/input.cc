@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/verifier.h"
 #include "xlite/tools/out_of_memory.h"
 
 namespace xlite::tools {
@@ -126,6 +127,18 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
 void PrintError(absl::string_view message) {
   std::cerr << message;
   if (message.empty() || message.back() != '\n') std::cerr << '\n';
+}
+
+bool LoadVerifiedModules(const InputOptions& options, std::vector<LoadedModule>* modules) {
+  if (!LoadModules(options, modules)) return false;
+  bool ok = true;
+  for (const LoadedModule& loaded : *modules) {
+    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
+      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 }  // namespace xlite::tools

@@ -59,6 +59,10 @@ struct LoadedModule {
 // so that one run reports all errors (on stderr). Returns false when the
 // input could not be read or any chunk failed to parse.
 bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules);
+// LoadModules, then the verifier on every module, each violation printed as
+// `file:line: error: ...`; false when any step failed. For commands whose
+// analyses index shapes by the attributes (only verified modules are safe).
+bool LoadVerifiedModules(const InputOptions& options, std::vector<LoadedModule>* modules);
 
 // Writes one error line (or block) to stderr.
 void PrintError(absl::string_view message);

@@ -3,7 +3,6 @@
 // conditionals and calls counted at their call site, every memory
 // scheduler's peak side by side, and the bytes over the schedule as an SVG.
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
-#include "xlite/analysis/verifier.h"
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/report_output.h"
 
 namespace xlite::tools {
 namespace {
@@ -115,15 +114,7 @@ int RunMem(const MemOptionsCli& options) {
     return kExitUsage;
   }
   std::vector<LoadedModule> modules;
-  if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
-  bool ok = true;
-  for (const LoadedModule& loaded : modules) {
-    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
-      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
-      ok = false;
-    }
-  }
-  if (!ok) return kExitInvalidInput;
+  if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   std::string text;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
@@ -154,12 +145,7 @@ int RunMem(const MemOptionsCli& options) {
       text += ReportText(*report);
     }
   }
-  if (options.json) {
-    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
-    std::cout << out.dump(2) << "\n";
-  } else {
-    std::cout << text;
-  }
+  PrintReports(options.input, options.json, all, text);
   return kExitOk;
 }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,7 +15,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/sched/async_collectives.h"
@@ -28,6 +26,7 @@
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/report_output.h"
 
 namespace xlite::tools {
 namespace {
@@ -180,15 +179,7 @@ int RunSched(const SchedOptionsCli& options) {
                                                                          : kExitInvalidInput;
   }
   std::vector<LoadedModule> modules;
-  if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
-  bool ok = true;
-  for (const LoadedModule& loaded : modules) {
-    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
-      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
-      ok = false;
-    }
-  }
-  if (!ok) return kExitInvalidInput;
+  if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   std::string text, scheduled_text;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
@@ -223,12 +214,7 @@ int RunSched(const SchedOptionsCli& options) {
       return kExitInvalidInput;
     }
   }
-  if (options.json) {
-    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
-    std::cout << out.dump(2) << "\n";
-  } else {
-    std::cout << text;
-  }
+  PrintReports(options.input, options.json, all, text);
   return kExitOk;
 }
 

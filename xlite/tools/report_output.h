@@ -1,0 +1,20 @@
+// Output shared by the report commands (cost, mem, sched): one JSON object
+// per module (an array of them with --split-input-file) or the text reports.
+#ifndef XLITE_TOOLS_REPORT_OUTPUT_H_
+#define XLITE_TOOLS_REPORT_OUTPUT_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "xlite/tools/input.h"
+
+namespace xlite::tools {
+
+// Prints `reports` (an array, one per module) when `json`, else `text`.
+void PrintReports(const InputOptions& input, bool json, const nlohmann::ordered_json& reports,
+                  const std::string& text);
+
+}  // namespace xlite::tools
+
+#endif  // XLITE_TOOLS_REPORT_OUTPUT_H_
