@@ -167,9 +167,9 @@ void CheckAsyncPairing(const HloInstruction& inst, ErrorSink& errors) {
   bool is_transfer_done = inst.opcode() == O::kSendDone || inst.opcode() == O::kRecvDone;
   if (!ok && is_transfer_done) return;
   if (!ok) {
-    errors.Add(inst, absl::StrCat("operand must be a ", inference::OpName(*start),
+    errors.Add(inst, Cat("operand must be a ", OpcodeName(*start),
                                   is_async ? " or async-update" : "", ", got %", op.name(), " (",
-                                  inference::OpName(op.opcode()), ")"));
+                                  OpcodeName(op.opcode()), ")"));
     return;
   }
   if (is_async && !inst.called_computations().empty() && !op.called_computations().empty() &&

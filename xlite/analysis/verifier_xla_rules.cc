@@ -30,7 +30,7 @@ void CheckComparisonType(const HloInstruction& inst, ErrorSink& errors) {
   PrimitiveType element = inst.operand(0)->shape().element_type();
   if (IsFloat(element)) {
     if (*type != ComparisonType::kFloat && *type != ComparisonType::kTotalOrder) {
-      errors.Add(inst, absl::StrCat("comparison type ", EnumName(*type),
+      errors.Add(inst, Cat("comparison type ", EnumName(*type),
                                     " does not suit ", inst.operand(0)->shape().ToString(false),
                                     " operands; expected FLOAT or TOTALORDER"));
     }
@@ -38,7 +38,7 @@ void CheckComparisonType(const HloInstruction& inst, ErrorSink& errors) {
   }
   ComparisonType expected = DefaultComparisonType(element);
   if (*type != expected) {
-    errors.Add(inst, absl::StrCat("comparison type ", EnumName(*type),
+    errors.Add(inst, Cat("comparison type ", EnumName(*type),
                                   " does not suit ", inst.operand(0)->shape().ToString(false),
                                   " operands; expected ", EnumName(expected)));
   }
@@ -59,7 +59,7 @@ void CheckCompositeCall(const HloInstruction& inst, ErrorSink& errors) {
       (version->value.empty() ||
        !std::all_of(version->value.begin(), version->value.end(),
                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))) {
-    errors.Add(inst, absl::StrCat("composite.version must be a non-negative integer, got \"",
+    errors.Add(inst, Cat("composite.version must be a non-negative integer, got \"",
                                   version->value, "\""));
   }
 }
@@ -75,7 +75,7 @@ void CheckCalledThreads(const HloInstruction& inst, ErrorSink& errors) {
   const std::string& mine = inst.parent()->execution_thread();
   for (const HloComputation* callee : inst.called_computations()) {
     if (callee != nullptr && callee->execution_thread() != mine) {
-      errors.Add(inst, absl::StrCat("calls computation %", callee->name(), " on execution thread \"",
+      errors.Add(inst, Cat("calls computation %", callee->name(), " on execution thread \"",
                                     callee->execution_thread(), "\" from thread \"", mine,
                                     "\"; called computations must run on the caller's thread"));
     }
@@ -100,19 +100,19 @@ void CheckSingleConsumer(const HloInstruction& inst, ErrorSink& errors) {
   if (allowed.empty()) return;
   std::string names;
   for (HloOpcode op : allowed) {
-    absl::StrAppend(&names, names.empty() ? "" : " or ", inference::OpName(op));
+    Append(&names, names.empty() ? "" : " or ", OpcodeName(op));
   }
   if (inst.user_count() != 1) {
-    errors.Add(inst, absl::StrCat(inference::OpName(inst.opcode()),
+    errors.Add(inst, Cat(OpcodeName(inst.opcode()),
                                   " must have exactly one user (", names, "), found ",
                                   inst.user_count()));
     return;
   }
   const HloInstruction& user = *inst.users()[0];
   if (std::find(allowed.begin(), allowed.end(), user.opcode()) == allowed.end()) {
-    errors.Add(inst, absl::StrCat("the user of ", inference::OpName(inst.opcode()),
+    errors.Add(inst, Cat("the user of ", OpcodeName(inst.opcode()),
                                   " must be ", names, ", found %", user.name(), " (",
-                                  inference::OpName(user.opcode()), ")"));
+                                  OpcodeName(user.opcode()), ")"));
   }
 }
 
@@ -125,7 +125,7 @@ void CheckAllToAllSplitCount(const HloInstruction& inst, ErrorSink& errors) {
   const Shape& first = inst.operand(0)->shape();
   for (const HloInstruction* other : inst.operands()) {
     if (!ShapesCompatible(other->shape(), first)) {
-      errors.Add(inst, absl::StrCat("tuple all-to-all operands must have one shape, but %",
+      errors.Add(inst, Cat("tuple all-to-all operands must have one shape, but %",
                                     other->name(), " is ", other->shape().ToString(false),
                                     " and %", inst.operand(0)->name(), " is ",
                                     first.ToString(false)));
@@ -136,7 +136,7 @@ void CheckAllToAllSplitCount(const HloInstruction& inst, ErrorSink& errors) {
   if (groups.is_iota || groups.is_mesh() || groups.groups.empty()) return;
   int64_t split = static_cast<int64_t>(groups.groups[0].size());
   if (inst.operand_count() != split) {
-    errors.Add(inst, absl::StrCat("a tuple all-to-all takes one operand per group member: ",
+    errors.Add(inst, Cat("a tuple all-to-all takes one operand per group member: ",
                                   split, " expected, got ", inst.operand_count()));
   }
 }
@@ -163,8 +163,8 @@ void CheckConsistentSharding(const HloInstruction& inst, ErrorSink& errors) {
     if (first == nullptr) {
       first = other;
     } else if (!(other->sharding() == first->sharding())) {
-      errors.Add(inst, absl::StrCat("sharding of %", other->name(), " differs from that of %",
-                                    first->name(), "; a ", inference::OpName(inst.opcode()),
+      errors.Add(inst, Cat("sharding of %", other->name(), " differs from that of %",
+                                    first->name(), "; a ", OpcodeName(inst.opcode()),
                                     " and its parameters and roots must agree"));
       return;
     }
@@ -181,7 +181,7 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors) {
     case O::kCall: CheckCompositeCall(inst, errors); break;
     case O::kAllReduce:
       if (inst.has_attrs() && inst.attrs<CollectiveAttrs>().channel_id.value_or(1) <= 0) {
-        errors.Add(inst, absl::StrCat("all-reduce channel_id must be positive, got ",
+        errors.Add(inst, Cat("all-reduce channel_id must be positive, got ",
                                       *inst.attrs<CollectiveAttrs>().channel_id));
       }
       break;
@@ -211,7 +211,7 @@ void CheckMemorySpaceMove(const HloInstruction& inst, int64_t from, int64_t to,
     bad = bad || (from == kHostMemorySpace && to == 0);
   }
   if (bad) {
-    errors.Add(inst, absl::StrCat(inference::OpName(inst.opcode()),
+    errors.Add(inst, Cat(OpcodeName(inst.opcode()),
                                   " must not move its buffer from memory space S(", from,
                                   ") to S(", to, ")"));
   }
@@ -236,7 +236,7 @@ void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors) {
     }
     if (in.IsArray() && in.has_layout() && in.rank() == out.rank() &&
         !(in.layout().minor_to_major == out.layout().minor_to_major)) {
-      errors.Add(inst, absl::StrCat(inference::OpName(op), " must not change the layout, but "
+      errors.Add(inst, Cat(OpcodeName(op), " must not change the layout, but "
                                     "operand %", operand->name(), " is ", in.ToString(),
                                     " and the result is ", out.ToString()));
       return;
@@ -284,7 +284,7 @@ bool PassesValuesAlong(HloOpcode op) {
 
 void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, ErrorSink& errors) {
   if (PassesValuesAlong(inst.opcode()) && !MinorToMajorAgree(inferred, inst.shape())) {
-    errors.Add(inst, absl::StrCat(inference::OpName(inst.opcode()), " is written as ",
+    errors.Add(inst, Cat(OpcodeName(inst.opcode()), " is written as ",
                                   inst.shape().ToString(), " but passes along ",
                                   inferred.ToString(), " (the layouts differ)"));
   }
@@ -302,7 +302,7 @@ void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors)
         first = inst.get();
       } else if (first->attrs<CollectiveAttrs>().constrain_layout !=
                  inst->attrs<CollectiveAttrs>().constrain_layout) {
-        errors.Add(*inst, absl::StrCat("all-reduces must all be layout constrained or all not: "
+        errors.Add(*inst, Cat("all-reduces must all be layout constrained or all not: "
                                        "constrain_layout differs from %",
                                        first->name()));
         return;

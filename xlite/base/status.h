@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
+#include "xlite/base/strings.h"
 
 #define XLITE_CONCAT_INNER_(a, b) a##b
 #define XLITE_CONCAT_(a, b) XLITE_CONCAT_INNER_(a, b)
@@ -26,14 +26,14 @@
 
 namespace xlite {
 
-// Shorthands for the two error kinds user input produces.
+// Shorthands for the two error kinds user input produces (arguments as Cat's).
 template <typename... Args>
 absl::Status InvalidArgument(const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrCat(args...));
+  return absl::InvalidArgumentError(Cat(args...));
 }
 template <typename... Args>
 absl::Status Unimplemented(const Args&... args) {
-  return absl::UnimplementedError(absl::StrCat("not supported yet: ", args...));
+  return absl::UnimplementedError(Cat("not supported yet: ", args...));
 }
 
 }  // namespace xlite

@@ -79,7 +79,9 @@ absl::StatusOr<Literal> WithShape(const Literal& src, const Shape& shape) {
     return InvalidArgument("cannot view ", src.shape().ToString(), " as ", shape.ToString(),
                            ": the element counts or widths differ");
   }
-  std::memcpy(out.mutable_raw_data().data(), src.raw_data().data(), src.raw_data().size());
+  if (!src.raw_data().empty()) {
+    std::memcpy(out.mutable_raw_data().data(), src.raw_data().data(), src.raw_data().size());
+  }
   return out;
 }
 

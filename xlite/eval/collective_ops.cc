@@ -248,13 +248,13 @@ absl::Status Combine(const HloComputation& reducer, std::optional<ReductionKind>
   // XLA's verifier lets a reducer take whole arrays, (T[n], T[n]) -> T[n]
   // (its own tests do); such a reducer combines two contributions at once.
   if (const Shape* param = WholeArrayReducerParameter(reducer)) {
-    if (!param->SameDimensions(acc.shape()) || !param->SameDimensions(x.shape())) {
+    if (!param->SameElementTypeAndDimensions(acc.shape()) || !param->SameElementTypeAndDimensions(x.shape())) {
       return Unimplemented("reducer %", AsAbsl(reducer.name()), " over ",
                            param->ToString(), " applied to ", acc.shape().ToString());
     }
     const Literal* whole[] = {&acc, &x};
     XLITE_ASSIGN_OR_RETURN(Literal r, ctx.Call(reducer, whole));
-    if (!r.shape().SameDimensions(acc.shape())) {
+    if (!r.shape().SameElementTypeAndDimensions(acc.shape())) {
       return InvalidArgument("reducer %", AsAbsl(reducer.name()), " returned ",
                              r.shape().ToString());
     }

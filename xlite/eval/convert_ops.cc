@@ -44,7 +44,9 @@ absl::StatusOr<Literal> BitcastConvertHandler(const HloInstruction& inst, Operan
   if (in_bits == 8 * in_bytes && out_bits == 8 * out_bytes) {
     // Whole bytes on a little-endian host: the pieces of an element are its
     // bytes in memory order, which a flat copy keeps.
-    std::memcpy(out.mutable_raw_data().data(), in.raw_data().data(), in.raw_data().size());
+    if (!in.raw_data().empty()) {
+      std::memcpy(out.mutable_raw_data().data(), in.raw_data().data(), in.raw_data().size());
+    }
     return out;
   }
   // Sub-byte types: walk the bit stream, element i of the input holding

@@ -70,7 +70,7 @@ absl::StatusOr<Literal> Cholesky(const HloInstruction& inst, Operands operands, 
   XLITE_RETURN_IF_ERROR(CheckFloating("cholesky", shape));
   const int64_t rank = shape.rank();
   if (rank < 2 || shape.dimensions(rank - 1) != shape.dimensions(rank - 2) ||
-      !inst.shape().SameDimensions(shape)) {
+      !inst.shape().SameElementTypeAndDimensions(shape)) {
     return InvalidArgument(
         "cholesky: needs square matrices [..., n, n] and a result of the same "
         "shape, got ",
@@ -134,7 +134,7 @@ absl::StatusOr<Literal> TriangularSolve(const HloInstruction& inst, Operands ope
   const int64_t rank = a.shape().rank();
   bool ok = rank >= 2 && b.shape().rank() == rank &&
             a.shape().element_type() == b.shape().element_type() &&
-            inst.shape().SameDimensions(b.shape());
+            inst.shape().SameElementTypeAndDimensions(b.shape());
   for (int64_t d = 0; ok && d < rank - 2; ++d)
     ok = a.shape().dimensions(d) == b.shape().dimensions(d);
   const int64_t n = ok ? a.shape().dimensions(rank - 1) : 0;

@@ -21,12 +21,12 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& inst) {
   int64_t arity = OpcodeArity(inst.opcode());
   if (inst.opcode() == O::kDot && inst.has_attrs()) arity = DotOperandCount(inst.attrs<DotAttrs>());
   if (arity != kVariadic && inst.operand_count() != arity) {
-    return InvalidArgument(inference::OpName(inst.opcode()), " takes ", arity, " operands, got ",
+    return InvalidArgument(OpcodeName(inst.opcode()), " takes ", arity, " operands, got ",
                            inst.operand_count());
   }
   AttrsKind kind = AttrsKindOf(inst.opcode());
   if (kind != AttrsKind::kNone && kind != AttrsKind::kAccuracy && !inst.has_attrs()) {
-    return InvalidArgument(inference::OpName(inst.opcode()), " lacks its attributes");
+    return InvalidArgument(OpcodeName(inst.opcode()), " lacks its attributes");
   }
   if (IsElementwiseOpcode(inst.opcode()) || inst.opcode() == O::kBitcastConvert) {
     return inference::InferElementwise(inst);
@@ -108,13 +108,13 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& inst) {
       inst.opcode() == O::kAllGatherDone || inst.opcode() == O::kCollectivePermuteDone) {
     return inference::InferCollective(inst);
   }
-  return Unimplemented("shape inference of ", inference::OpName(inst.opcode()));
+  return Unimplemented("shape inference of ", OpcodeName(inst.opcode()));
 }
 
 absl::StatusOr<Shape> InferOmittedShape(const HloInstruction& inst) {
   const HloOpcode op = inst.opcode();
   if (!CanOmitResultShape(op)) {
-    return InvalidArgument(inference::OpName(op), " needs a result shape");
+    return InvalidArgument(OpcodeName(op), " needs a result shape");
   }
   if (op == HloOpcode::kScan) return Unimplemented("inferring the result shape of scan");
   if (op == HloOpcode::kBroadcast) {

@@ -32,7 +32,7 @@ absl::StatusOr<Shape> InferAsyncStart(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferAsyncUpdateOrDone(const HloInstruction& inst) {
   if (inst.operand_count() != 1) {
-    return InvalidArgument(OpName(inst.opcode()), " takes 1 operand, got ", inst.operand_count());
+    return InvalidArgument(OpcodeName(inst.opcode()), " takes 1 operand, got ", inst.operand_count());
   }
   const Shape& start = OperandShape(inst, 0);
   XLITE_RETURN_IF_ERROR(ExpectTupleOf(start, 2, "async operand"));
@@ -64,7 +64,7 @@ absl::Status CheckTransferTuple(const Shape& s, absl::string_view what) {
 absl::StatusOr<Shape> InferFeed(const HloInstruction& inst) {
   const Shape& token = OperandShape(inst, inst.opcode() == O::kInfeed ? 0 : 1);
   if (!token.IsToken()) {
-    return InvalidArgument(OpName(inst.opcode()), " needs a token operand, got ", Str(token));
+    return InvalidArgument(OpcodeName(inst.opcode()), " needs a token operand, got ", Str(token));
   }
   if (inst.opcode() == O::kOutfeed) {
     const auto& a = inst.attrs<FeedAttrs>();

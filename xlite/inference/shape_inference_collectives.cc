@@ -13,7 +13,7 @@ namespace {
 using O = HloOpcode;
 
 absl::StatusOr<std::vector<Shape>> ArrayOperands(const HloInstruction& inst) {
-  if (inst.operand_count() < 1) return InvalidArgument(OpName(inst.opcode()), " needs operands");
+  if (inst.operand_count() < 1) return InvalidArgument(OpcodeName(inst.opcode()), " needs operands");
   std::vector<Shape> shapes;
   for (const HloInstruction* op : inst.operands()) {
     XLITE_RETURN_IF_ERROR(ExpectArray(op->shape(), "collective operand"));
@@ -59,7 +59,7 @@ const Shape* FirstDeclaredResult(const HloInstruction& inst) {
 absl::StatusOr<std::vector<Shape>> ScaleGatheredDim(const HloInstruction& inst,
                                                     std::vector<Shape> shapes, bool multiply) {
   if (inst.dimensions().size() != 1) {
-    return InvalidArgument(OpName(inst.opcode()), " needs exactly one dimension, got {",
+    return InvalidArgument(OpcodeName(inst.opcode()), " needs exactly one dimension, got {",
                            ListStr(inst.dimensions()), "}");
   }
   int64_t d = inst.dimensions()[0];
@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<Shape>> ScaleGatheredDim(const HloInstruction& inst,
     if (small > 0 && big % small == 0) size = big / small;
   }
   if (!size.has_value() || *size <= 0) {
-    return InvalidArgument("cannot tell the group size of ", OpName(inst.opcode()));
+    return InvalidArgument("cannot tell the group size of ", OpcodeName(inst.opcode()));
   }
   for (Shape& s : shapes) {
     int64_t n = s.dimensions(d);
@@ -248,7 +248,7 @@ absl::StatusOr<Shape> InferRaggedAllToAll(const HloInstruction& inst) {
   }
   for (int64_t k = 2; k < 6; ++k) {
     const Shape& s = OperandShape(inst, k);
-    if (!s.IsArray() || !IsInteger(s.element_type()) || !SameDimensions(s, OperandShape(inst, 2))) {
+    if (!s.IsArray() || !IsInteger(s.element_type()) || !CompatibleDimensions(s, OperandShape(inst, 2))) {
       return InvalidArgument("offsets and sizes must be integer arrays of one shape, got ",
                              Str(s));
     }
@@ -302,7 +302,7 @@ absl::StatusOr<Shape> InferCollective(const HloInstruction& inst) {
       const Shape& start = OperandShape(inst, 0);
       if (start.IsArray()) return start;
       if (!start.IsTuple() || start.tuple_size() < 2) {
-        return InvalidArgument(OpName(inst.opcode()), " operand must be a start tuple, got ",
+        return InvalidArgument(OpcodeName(inst.opcode()), " operand must be a start tuple, got ",
                                Str(start));
       }
       return start.tuple_shapes(1);

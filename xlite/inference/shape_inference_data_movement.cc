@@ -12,7 +12,7 @@ Shape ArrayShape(PrimitiveType t, absl::Span<const int64_t> dims) { return Shape
 
 absl::Status SameElementType(const Shape& a, const Shape& b, absl::string_view what) {
   if (a.element_type() == b.element_type()) return absl::OkStatus();
-  return InvalidArgument(what, " must keep the element type ", TypeName(a.element_type()),
+  return InvalidArgument(what, " must keep the element type ", PrimitiveTypeName(a.element_type()),
                          ", got ", Str(b));
 }
 

@@ -44,8 +44,8 @@ bool KindAccepted(HloOpcode op, PrimitiveType t) {
 absl::Status CheckKind(const HloInstruction& inst, const Shape& s) {
   PrimitiveType t = s.element_type();
   if (KindAccepted(inst.opcode(), t)) return absl::OkStatus();
-  return InvalidArgument(OpName(inst.opcode()), " does not accept element type ",
-                         TypeName(t));
+  return InvalidArgument(OpcodeName(inst.opcode()), " does not accept element type ",
+                         PrimitiveTypeName(t));
 }
 
 Shape WithType(const Shape& s, PrimitiveType t) {
@@ -56,7 +56,7 @@ Shape WithType(const Shape& s, PrimitiveType t) {
 }
 
 absl::Status SameDims(const Shape& a, const Shape& b) {
-  if (SameDimensions(a, b)) return absl::OkStatus();
+  if (CompatibleDimensions(a, b)) return absl::OkStatus();
   return InvalidArgument("operands must have identical dimensions, got ", Str(a), " and ",
                          Str(b));
 }
@@ -226,12 +226,12 @@ absl::StatusOr<Shape> InferRng(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(ExpectArray(out, "rng result"));
   if (out.element_type() != a.element_type()) {
     return InvalidArgument("rng result must have the bounds' element type ",
-                           TypeName(a.element_type()), ", got ", Str(out));
+                           PrimitiveTypeName(a.element_type()), ", got ", Str(out));
   }
   bool normal = inst.attrs<RngAttrs>().distribution == RandomDistribution::kNormal;
   PrimitiveType t = a.element_type();
   if (normal ? !IsFloat(t) : !(IsFloat(t) || IsInteger(t))) {
-    return InvalidArgument("rng distribution does not accept ", TypeName(t));
+    return InvalidArgument("rng distribution does not accept ", PrimitiveTypeName(t));
   }
   return out;
 }
@@ -256,13 +256,13 @@ bool SameTypeElementwiseHolds(const HloInstruction& inst) {
   const Shape& out = inst.shape();
   const Shape& first = OperandShape(inst, 0);
   if (!out.IsArray() || !first.IsArray() || first.element_type() != out.element_type() ||
-      !KindAccepted(inst.opcode(), out.element_type()) || !SameDimensions(first, out)) {
+      !KindAccepted(inst.opcode(), out.element_type()) || !CompatibleDimensions(first, out)) {
     return false;
   }
   if (count == 1) return true;
   const Shape& second = OperandShape(inst, 1);
   return second.IsArray() && second.element_type() == out.element_type() &&
-         SameDimensions(first, second);
+         CompatibleDimensions(first, second);
 }
 
 absl::StatusOr<Shape> InferElementwise(const HloInstruction& inst) {

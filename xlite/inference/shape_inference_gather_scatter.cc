@@ -140,7 +140,7 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
     const Shape& updates = OperandShape(inst, count + 1 + k);
     XLITE_RETURN_IF_ERROR(ExpectArray(op, "scatter operand"));
     XLITE_RETURN_IF_ERROR(ExpectArray(updates, "scatter updates"));
-    if (!SameDimensions(op, operand)) {
+    if (!CompatibleDimensions(op, operand)) {
       return InvalidArgument("scatter operands must have identical dimensions, got ",
                              Str(operand), " and ", Str(op));
     }
@@ -148,7 +148,7 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
       return InvalidArgument("scatter updates ", Str(updates), " must have the element type of ",
                              Str(op));
     }
-    if (k > 0 && !SameDimensions(updates, OperandShape(inst, count + 1))) {
+    if (k > 0 && !CompatibleDimensions(updates, OperandShape(inst, count + 1))) {
       return InvalidArgument("scatter updates must have identical dimensions");
     }
     results.push_back(op);

@@ -18,17 +18,6 @@
 
 namespace xlite::inference {
 
-// The IR's names as absl::string_view (abseil here does not alias
-// std::string_view, so StrCat does not take the latter).
-inline absl::string_view OpName(HloOpcode op) {
-  std::string_view s = OpcodeName(op);
-  return absl::string_view(s.data(), s.size());
-}
-inline absl::string_view TypeName(PrimitiveType t) {
-  std::string_view s = PrimitiveTypeName(t);
-  return absl::string_view(s.data(), s.size());
-}
-
 // Shape text without layout, for messages.
 inline std::string Str(const Shape& s) { return s.ToString(/*print_layout=*/false); }
 
@@ -42,7 +31,7 @@ inline const Shape& OperandShape(const HloInstruction& inst, int64_t i) {
 bool Compatible(const Shape& a, const Shape& b, bool ignore_fp_precision = false);
 
 // Equal array dimensions (element types not compared; `?` matches any size).
-bool SameDimensions(const Shape& a, const Shape& b);
+bool CompatibleDimensions(const Shape& a, const Shape& b);
 
 absl::Status ExpectArray(const Shape& s, absl::string_view what);
 // `dims` lie in [0, bound), without repeats; sorted when `sorted`.

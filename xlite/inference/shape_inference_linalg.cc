@@ -21,7 +21,7 @@ absl::StatusOr<PrimitiveType> DotResultType(const HloInstruction& inst, const Sh
                                             const Shape& rhs) {
   PrimitiveType a = lhs.element_type(), b = rhs.element_type();
   if (IsComplex(a) != IsComplex(b)) {
-    return InvalidArgument(OpName(inst.opcode()), " cannot mix complex and real operands, got ",
+    return InvalidArgument(OpcodeName(inst.opcode()), " cannot mix complex and real operands, got ",
                            Str(lhs), " and ", Str(rhs));
   }
   return inst.shape().IsArray() ? inst.shape().element_type() : a;

@@ -22,7 +22,7 @@ struct VariadicInputs {
 absl::StatusOr<VariadicInputs> CheckReducer(const HloInstruction& inst) {
   int64_t n = inst.operand_count();
   if (n < 2 || n % 2 != 0) {
-    return InvalidArgument(OpName(inst.opcode()), " needs N arrays and N init values, got ", n,
+    return InvalidArgument(OpcodeName(inst.opcode()), " needs N arrays and N init values, got ", n,
                            " operands");
   }
   VariadicInputs v;
@@ -32,7 +32,7 @@ absl::StatusOr<VariadicInputs> CheckReducer(const HloInstruction& inst) {
     const Shape& x = OperandShape(inst, k);
     const Shape& init = OperandShape(inst, v.count + k);
     XLITE_RETURN_IF_ERROR(ExpectArray(x, "input"));
-    if (!SameDimensions(x, first)) {
+    if (!CompatibleDimensions(x, first)) {
       return InvalidArgument("inputs must have identical dimensions, got ", Str(first), " and ",
                              Str(x));
     }
@@ -99,7 +99,7 @@ absl::StatusOr<Shape> InferSelectAndScatter(const HloInstruction& inst) {
   }
   XLITE_ASSIGN_OR_RETURN(DimVector dims, WindowedDims(x, inst.attrs<WindowAttrs>().window));
   Shape expected_source(source.element_type(), dims);
-  if (!SameDimensions(source, expected_source) || source.element_type() != x.element_type()) {
+  if (!CompatibleDimensions(source, expected_source) || source.element_type() != x.element_type()) {
     return InvalidArgument("source must be ", Str(Shape(x.element_type(), dims)),
                            " (the windowed operand), got ", Str(source));
   }
@@ -113,11 +113,11 @@ absl::StatusOr<Shape> InferSelectAndScatter(const HloInstruction& inst) {
 
 // N arrays of identical dimensions (element types may differ).
 absl::Status CheckSameDimsOperands(const HloInstruction& inst) {
-  if (inst.operand_count() < 1) return InvalidArgument(OpName(inst.opcode()), " needs operands");
+  if (inst.operand_count() < 1) return InvalidArgument(OpcodeName(inst.opcode()), " needs operands");
   for (int64_t k = 0; k < inst.operand_count(); ++k) {
     const Shape& s = OperandShape(inst, k);
     XLITE_RETURN_IF_ERROR(ExpectArray(s, "operand"));
-    if (!SameDimensions(s, OperandShape(inst, 0))) {
+    if (!CompatibleDimensions(s, OperandShape(inst, 0))) {
       return InvalidArgument("operands must have identical dimensions, got ",
                              Str(OperandShape(inst, 0)), " and ", Str(s));
     }

@@ -18,10 +18,10 @@ bool Compatible(const Shape& a, const Shape& b, bool ignore_fp_precision) {
     }
     return true;
   }
-  return SameDimensions(a, b);
+  return CompatibleDimensions(a, b);
 }
 
-bool SameDimensions(const Shape& a, const Shape& b) {
+bool CompatibleDimensions(const Shape& a, const Shape& b) {
   if (a.rank() != b.rank()) return false;
   for (int64_t i = 0; i < a.rank(); ++i) {
     int64_t x = a.dimensions(i), y = b.dimensions(i);

@@ -1,6 +1,6 @@
 #include "xlite/ir/opcode.h"
 
-#include "absl/container/flat_hash_map.h"
+#include "xlite/base/name_hash.h"
 
 namespace xlite {
 namespace {
@@ -27,7 +27,7 @@ std::string_view OpcodeName(HloOpcode opcode) {
 
 std::optional<HloOpcode> OpcodeFromName(std::string_view name) {
   static const auto* by_name = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, HloOpcode>();
+    auto* m = new NameMap<HloOpcode>();
     for (int i = 0; i < kNumOpcodes; ++i) {
       (*m)[kOpcodeInfo[i].name] = static_cast<HloOpcode>(i);
     }

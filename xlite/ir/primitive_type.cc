@@ -1,7 +1,5 @@
 #include "xlite/ir/primitive_type.h"
 
-#include "absl/container/flat_hash_map.h"
-
 namespace xlite {
 namespace {
 
@@ -23,18 +21,49 @@ std::string_view PrimitiveTypeName(PrimitiveType type) {
   return kTraits[static_cast<int>(type)].name;
 }
 
-std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name) {
-  static const auto* by_name = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, PrimitiveType>();
+namespace {
+
+// Open-addressing table of the element type names, probed by a hash of the
+// length and three characters: one or two string compares per lookup.
+class TypeNameTable {
+ public:
+  TypeNameTable() {
     for (int i = 0; i < kNumPrimitiveTypes; ++i) {
-      if (kTraits[i].kind == TypeKind::kTuple) continue;
-      (*m)[kTraits[i].name] = static_cast<PrimitiveType>(i);
+      PrimitiveType t = static_cast<PrimitiveType>(i);
+      std::string_view name = kTraits[i].name;
+      if (kTraits[i].kind == TypeKind::kTuple || name.empty()) continue;
+      size_t slot = Hash(name);
+      while (names_[slot].data() != nullptr) slot = (slot + 1) % kSlots;
+      names_[slot] = name;
+      types_[slot] = t;
     }
-    return m;
-  }();
-  auto it = by_name->find(name);
-  if (it == by_name->end()) return std::nullopt;
-  return it->second;
+  }
+  std::optional<PrimitiveType> Find(std::string_view name) const {
+    if (name.size() < 2 || name.size() > 13) return std::nullopt;
+    for (size_t slot = Hash(name); names_[slot].data() != nullptr;
+         slot = (slot + 1) % kSlots) {
+      if (names_[slot] == name) return types_[slot];
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr size_t kSlots = 128;  // over 3x the type count: short probes
+  static size_t Hash(std::string_view name) {
+    size_t h = name.size() * 131 + static_cast<unsigned char>(name[0]) * 31 +
+               static_cast<unsigned char>(name[1]) * 7 +
+               static_cast<unsigned char>(name.back());
+    return h % kSlots;
+  }
+  std::string_view names_[kSlots] = {};
+  PrimitiveType types_[kSlots] = {};
+};
+
+}  // namespace
+
+std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name) {
+  static const TypeNameTable* const table = new TypeNameTable();
+  return table->Find(name);
 }
 
 int BitWidth(PrimitiveType type) { return kTraits[static_cast<int>(type)].bits; }

@@ -426,7 +426,7 @@ bool Shape::CompatibleIgnoringDynamic(const Shape& other) const {
   return ShapesEqual(*this, other, Strictness::kNoLayoutsNorDynamic);
 }
 
-bool Shape::SameDimensions(const Shape& other) const {
+bool Shape::SameElementTypeAndDimensions(const Shape& other) const {
   return element_type_ == other.element_type_ && dimensions() == other.dimensions();
 }
 

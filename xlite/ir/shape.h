@@ -166,8 +166,9 @@ class Shape {
   // Same as Compatible, but dynamic marks are ignored too (XLA's
   // ShapeUtil::Compatible: `s32[<=3]` matches `s32[3]`).
   bool CompatibleIgnoringDynamic(const Shape& other) const;
-  // Same element type and dimensions (arrays) — what elementwise ops need.
-  bool SameDimensions(const Shape& other) const;
+  // Same element type and exactly the same dimensions (a `?` equals only `?`;
+  // dynamic marks and layouts not compared) — what elementwise ops need.
+  bool SameElementTypeAndDimensions(const Shape& other) const;
 
   // Canonical text, e.g. `f32[2,<=3]{1,0}` or `(f32[], s32[4]{0})`. Layouts are
   // printed when present (a scalar's `{}` is not, as XLA does).

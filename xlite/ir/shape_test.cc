@@ -130,8 +130,8 @@ TEST(ShapeTest, EqualityAndCopies) {
   EXPECT_FALSE(dyn.CompatibleIgnoringDynamic(Shape(PT::F32, {2, 4})));
   EXPECT_FALSE(Shape::Tuple({dyn}).CompatibleIgnoringDynamic(Shape::Tuple({a, a})));
   EXPECT_TRUE(Shape::Tuple({dyn}).CompatibleIgnoringDynamic(Shape::Tuple({b})));
-  EXPECT_TRUE(a.SameDimensions(Shape(PT::F32, {2, 3})));
-  EXPECT_FALSE(a.SameDimensions(Shape(PT::S32, {2, 3})));
+  EXPECT_TRUE(a.SameElementTypeAndDimensions(Shape(PT::F32, {2, 3})));
+  EXPECT_FALSE(a.SameElementTypeAndDimensions(Shape(PT::S32, {2, 3})));
   Shape tuple = Shape::Tuple({a, b});
   Shape tuple_copy = tuple;
   tuple_copy.mutable_tuple_shapes(1)->clear_layout();

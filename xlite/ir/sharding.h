@@ -163,6 +163,12 @@ class HloSharding {
   std::vector<OpMetadata> metadata_;
 };
 
+// The kinds of a sharding's trailing (non-data) tile dims, one per dim.
+std::vector<OpShardingType> TrailingTileTypes(const HloSharding& s);
+
+// Row-major coordinates of `linear` in an array of `dims`.
+std::vector<int64_t> RowMajorCoordinates(int64_t linear, absl::Span<const int64_t> dims);
+
 }  // namespace xlite
 
 #endif  // XLITE_IR_SHARDING_H_

@@ -28,22 +28,6 @@ int XlaTypeRank(OpShardingType type) {
   return 7;
 }
 
-// The kinds of the trailing (non-data) tile dims, one per dim.
-std::vector<OpShardingType> TrailingTypes(const HloSharding& s) {
-  if (s.replicate_on_last_tile_dim()) return {OpShardingType::kReplicated};
-  return s.subgroup_types();
-}
-
-// Row-major coordinates of `linear` in an array of `dims`.
-std::vector<int64_t> Coordinates(int64_t linear, absl::Span<const int64_t> dims) {
-  std::vector<int64_t> coord(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    coord[k] = linear % dims[k];
-    linear /= dims[k];
-  }
-  return coord;
-}
-
 // Devices of `devices` (row-major over `dims`) with the axes permuted:
 // result axis k is source axis perm[k].
 std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
@@ -55,7 +39,7 @@ std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
   for (size_t k = dims.size(); k-- > 1;) strides[k - 1] = strides[k] * dims[k];
   std::vector<int64_t> out(devices.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    std::vector<int64_t> coord = Coordinates(static_cast<int64_t>(i), out_dims);
+    std::vector<int64_t> coord = RowMajorCoordinates(static_cast<int64_t>(i), out_dims);
     int64_t source = 0;
     for (size_t k = 0; k < perm.size(); ++k) source += coord[k] * strides[perm[k]];
     out[i] = devices[source];
@@ -64,6 +48,20 @@ std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
 }
 
 }  // namespace
+
+std::vector<OpShardingType> TrailingTileTypes(const HloSharding& s) {
+  if (s.replicate_on_last_tile_dim()) return {OpShardingType::kReplicated};
+  return s.subgroup_types();
+}
+
+std::vector<int64_t> RowMajorCoordinates(int64_t linear, absl::Span<const int64_t> dims) {
+  std::vector<int64_t> coord(dims.size());
+  for (size_t k = dims.size(); k-- > 0;) {
+    coord[k] = linear % dims[k];
+    linear /= dims[k];
+  }
+  return coord;
+}
 
 TileAssignment CanonicalTileAssignment(std::vector<int64_t> dims,
                                        const std::vector<int64_t>& devices) {
@@ -139,7 +137,7 @@ TileAssignment CanonicalTileAssignment(std::vector<int64_t> dims,
 bool HloSharding::IsReplicated() const {
   if (kind_ == Kind::kReplicated) return true;
   if (kind_ != Kind::kTiled) return false;
-  for (OpShardingType t : TrailingTypes(*this)) {
+  for (OpShardingType t : TrailingTileTypes(*this)) {
     if (t != OpShardingType::kReplicated) return false;
   }
   return NumTiles() == 1;
@@ -171,7 +169,7 @@ namespace {
 
 int64_t TrailingFactor(const HloSharding& s, OpShardingType type) {
   if (!s.IsTiled()) return 1;
-  std::vector<OpShardingType> types = TrailingTypes(s);
+  std::vector<OpShardingType> types = TrailingTileTypes(s);
   const std::vector<int64_t>& dims = s.tile_assignment().dims();
   const size_t first = dims.size() - types.size();
   int64_t factor = 1;
@@ -205,7 +203,7 @@ std::optional<std::vector<int64_t>> HloSharding::TileIndexForDevice(int64_t devi
   if (kind_ != Kind::kTiled) return std::nullopt;
   const int64_t n = tiles_.num_elements();
   for (int64_t i = 0; i < n; ++i) {
-    if (tiles_.DeviceAt(i) == device) return Coordinates(i, tiles_.dims());
+    if (tiles_.DeviceAt(i) == device) return RowMajorCoordinates(i, tiles_.dims());
   }
   return std::nullopt;
 }
@@ -229,14 +227,14 @@ std::vector<std::vector<int64_t>> HloSharding::ReplicationGroups(int64_t num_dev
   }
   // Key of a device: its data coordinates and its coordinates along the
   // non-replicated trailing dims (manual groups hold different data).
-  std::vector<OpShardingType> types = TrailingTypes(*this);
+  std::vector<OpShardingType> types = TrailingTileTypes(*this);
   const std::vector<int64_t>& dims = tiles_.dims();
   const size_t first_trailing = dims.size() - types.size();
   std::map<std::vector<int64_t>, size_t> group_of;
   std::vector<std::vector<int64_t>> groups;
   std::vector<std::pair<std::vector<int64_t>, size_t>> order;
   for (int64_t i = 0; i < tiles_.num_elements(); ++i) {
-    std::vector<int64_t> coord = Coordinates(i, dims);
+    std::vector<int64_t> coord = RowMajorCoordinates(i, dims);
     std::vector<int64_t> key;
     for (size_t k = 0; k < dims.size(); ++k) {
       if (k >= first_trailing && types[k - first_trailing] == OpShardingType::kReplicated) continue;
@@ -261,7 +259,7 @@ HloSharding HloSharding::Normalized() const {
   if (kind_ != Kind::kTiled) return *this;
   const std::vector<int64_t>& dims = tiles_.dims();
   const int64_t data_rank = TiledDataRank();
-  std::vector<OpShardingType> types = TrailingTypes(*this);
+  std::vector<OpShardingType> types = TrailingTileTypes(*this);
   if (data_rank < 0 || static_cast<int64_t>(dims.size()) != data_rank + static_cast<int64_t>(types.size()) ||
       static_cast<int64_t>(tiles_.Devices().size()) != tiles_.num_elements()) {
     return *this;  // malformed (Validate reports it); keep as written

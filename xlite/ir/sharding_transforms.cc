@@ -7,20 +7,6 @@
 namespace xlite {
 namespace {
 
-std::vector<OpShardingType> TrailingTypes(const HloSharding& s) {
-  if (s.replicate_on_last_tile_dim()) return {OpShardingType::kReplicated};
-  return s.subgroup_types();
-}
-
-std::vector<int64_t> Coordinates(int64_t linear, absl::Span<const int64_t> dims) {
-  std::vector<int64_t> coord(dims.size());
-  for (size_t k = dims.size(); k-- > 0;) {
-    coord[k] = linear % dims[k];
-    linear /= dims[k];
-  }
-  return coord;
-}
-
 // One axis of a sharding's device array split per factor.
 struct Axis {
   int64_t size = 1;
@@ -68,7 +54,7 @@ HloSharding ProjectSharding(const HloSharding& source, const FactorMapping& m) {
     return HloSharding::Replicated();
   }
   const std::vector<int64_t>& dims = source.tile_assignment().dims();
-  std::vector<OpShardingType> trailing = TrailingTypes(source);
+  std::vector<OpShardingType> trailing = TrailingTileTypes(source);
   // Source device array with one axis per (dim, factor) plus leftovers.
   std::vector<Axis> axes;
   for (size_t d = 0; d < m.source_dims.size(); ++d) {
@@ -141,7 +127,7 @@ HloSharding ProjectSharding(const HloSharding& source, const FactorMapping& m) {
   const std::vector<int64_t> devices = source.tile_assignment().Devices();
   std::vector<int64_t> out(devices.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    std::vector<int64_t> coord = Coordinates(static_cast<int64_t>(i), permuted_dims);
+    std::vector<int64_t> coord = RowMajorCoordinates(static_cast<int64_t>(i), permuted_dims);
     int64_t from = 0;
     for (size_t k = 0; k < perm.size(); ++k) from += coord[k] * strides[perm[k]];
     out[i] = devices[from];
@@ -321,7 +307,7 @@ std::optional<HloSharding> MergeShardings(const HloSharding& a, const HloShardin
   // Each device's merged coordinates; every (data, manual) cell needs
   // exactly `replication` devices.
   auto manual_coord = [](const HloSharding& s, const std::vector<int64_t>& index) {
-    std::vector<OpShardingType> types = TrailingTypes(s);
+    std::vector<OpShardingType> types = TrailingTileTypes(s);
     const size_t first = index.size() - types.size();
     int64_t c = 0;
     for (size_t k = 0; k < types.size(); ++k) {

@@ -384,7 +384,7 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
   }
   std::optional<Shape> shape;
   std::optional<PrimitiveType> type =
-      kind() == TokKind::kIdent ? TypeFromName(tok().text) : std::nullopt;
+      kind() == TokKind::kIdent ? PrimitiveTypeFromName(tok().text) : std::nullopt;
   if (type.has_value()) {
     // The common plain array shape skips the general shape grammar.
     shape.emplace();
@@ -414,7 +414,7 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
   if (kind() != TokKind::kIdent) return Expected("an opcode");
   std::string_view opcode_text = tok().text;
   const size_t opcode_offset = tok().offset;
-  std::optional<HloOpcode> opcode = OpcodeFromText(opcode_text);
+  std::optional<HloOpcode> opcode = OpcodeFromName(opcode_text);
   std::optional<HloOpcode> wrapped_opcode;
   if (!opcode) {
     static constexpr std::pair<std::string_view, HloOpcode> kSuffixes[] = {
@@ -424,7 +424,7 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     for (const auto& [suffix, async_opcode] : kSuffixes) {
       if (opcode_text.size() > suffix.size() && opcode_text.ends_with(suffix)) {
         wrapped_opcode =
-            OpcodeFromText(opcode_text.substr(0, opcode_text.size() - suffix.size()));
+            OpcodeFromName(opcode_text.substr(0, opcode_text.size() - suffix.size()));
         if (wrapped_opcode) {
           opcode = async_opcode;
           break;

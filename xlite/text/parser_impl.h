@@ -27,27 +27,6 @@
 
 namespace xlite {
 
-// absl::StrCat of this abseil build does not take std::string_view, which
-// the parser uses throughout; this concatenates views, strings and integers.
-inline void AppendPiece(std::string* out, std::string_view piece) { out->append(piece); }
-template <typename T>
-  requires std::is_integral_v<T>
-void AppendPiece(std::string* out, T value) {
-  out->append(std::to_string(value));
-}
-template <typename... Args>
-std::string Cat(const Args&... args) {
-  std::string out;
-  (AppendPiece(&out, args), ...);
-  return out;
-}
-
-// Element type named by an identifier token, without a hash lookup (the
-// parser asks this for every identifier that may start a shape).
-std::optional<PrimitiveType> TypeFromName(std::string_view name);
-// Opcode named `name` (a NameMap built once from the opcode table).
-std::optional<HloOpcode> OpcodeFromText(std::string_view name);
-
 // One attribute taken besides the opcode's own (an async sugar's thread):
 // `parse` reads the value (the current token is its first token).
 struct AttrSpec {

@@ -238,69 +238,11 @@ absl::Status HloTextParser::ParseBoolList(std::vector<bool>* values) {
   });
 }
 
-namespace {
-
-// Open-addressing table of the element type names, probed by a hash of the
-// length and three characters: one or two string compares per lookup.
-class TypeNameTable {
- public:
-  TypeNameTable() {
-    for (int i = 0; i < kNumPrimitiveTypes; ++i) {
-      PrimitiveType t = static_cast<PrimitiveType>(i);
-      std::string_view name = PrimitiveTypeName(t);
-      if (t == PrimitiveType::TUPLE || name.empty()) continue;
-      size_t slot = Hash(name);
-      while (names_[slot].data() != nullptr) slot = (slot + 1) % kSlots;
-      names_[slot] = name;
-      types_[slot] = t;
-    }
-  }
-  std::optional<PrimitiveType> Find(std::string_view name) const {
-    if (name.size() < 2 || name.size() > 13) return std::nullopt;
-    for (size_t slot = Hash(name); names_[slot].data() != nullptr;
-         slot = (slot + 1) % kSlots) {
-      if (names_[slot] == name) return types_[slot];
-    }
-    return std::nullopt;
-  }
-
- private:
-  static constexpr size_t kSlots = 128;  // over 3x the type count: short probes
-  static size_t Hash(std::string_view name) {
-    size_t h = name.size() * 131 + static_cast<unsigned char>(name[0]) * 31 +
-               static_cast<unsigned char>(name[1]) * 7 +
-               static_cast<unsigned char>(name.back());
-    return h % kSlots;
-  }
-  std::string_view names_[kSlots] = {};
-  PrimitiveType types_[kSlots] = {};
-};
-
-}  // namespace
-
-std::optional<PrimitiveType> TypeFromName(std::string_view name) {
-  static const TypeNameTable* const table = new TypeNameTable();
-  return table->Find(name);
-}
-
-std::optional<HloOpcode> OpcodeFromText(std::string_view name) {
-  static const auto* by_name = [] {
-    auto* m = new NameMap<HloOpcode>();
-    for (int i = 0; i < kNumOpcodes; ++i) {
-      (*m)[OpcodeName(static_cast<HloOpcode>(i))] = static_cast<HloOpcode>(i);
-    }
-    return m;
-  }();
-  auto it = by_name->find(name);
-  if (it == by_name->end()) return std::nullopt;
-  return it->second;
-}
-
 bool HloTextParser::AtShapeStart() {
   if (kind() == TokKind::kLparen) return true;
   if (kind() != TokKind::kIdent) return false;
   if (tok().text == "b") return lexer_.Peek().kind == TokKind::kLparen;
-  return TypeFromName(tok().text).has_value();
+  return PrimitiveTypeFromName(tok().text).has_value();
 }
 
 absl::Status HloTextParser::ParseShape(Shape* shape) {
@@ -316,7 +258,7 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
     return absl::OkStatus();
   }
   if (kind() != TokKind::kIdent) return Expected("a shape");
-  std::optional<PrimitiveType> type = TypeFromName(tok().text);
+  std::optional<PrimitiveType> type = PrimitiveTypeFromName(tok().text);
   if (!type) {
     if (tok().text == "b" && lexer_.Peek().kind == TokKind::kLparen) {
       size_t offset = tok().offset;
@@ -449,7 +391,7 @@ absl::Status HloTextParser::ParseLayoutExtras(Layout* layout) {
   auto parse_type = [&](PrimitiveType* type) -> absl::Status {
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kLparen, "'('"));
     std::optional<PrimitiveType> t =
-        kind() == TokKind::kIdent ? TypeFromName(tok().text) : std::nullopt;
+        kind() == TokKind::kIdent ? PrimitiveTypeFromName(tok().text) : std::nullopt;
     if (!t) return Expected("an element type");
     *type = *t;
     Advance();

@@ -151,7 +151,7 @@ absl::StatusOr<int> MpiCount(size_t bytes) {
 bool SameArrayBlocks(const std::vector<Literal>& blocks, absl::Span<const int64_t> group) {
   if (blocks.size() != group.size() || blocks.empty()) return false;
   for (const Literal& b : blocks) {
-    if (!b.shape().IsArray() || !b.shape().SameDimensions(blocks[0].shape())) return false;
+    if (!b.shape().IsArray() || !b.shape().SameElementTypeAndDimensions(blocks[0].shape())) return false;
   }
   return true;
 }
