@@ -20,7 +20,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& NamedPipelines
       // SPMD: propagation, partitioning into the per-partition program, and
       // the cleanup of what partitioning leaves (offset tables, reshapes).
       // The spmd passes live in xlite/spmd (RegisterSpmdPasses).
-      {"spmd", "sharding-propagation,spmd-partitioner,fixed-point(algsimp,cse,dce)"},
+      {"spmd-cleanup", "fixed-point(algsimp,cse,dce)"},
+      {"spmd", "sharding-propagation,spmd-partitioner,spmd-cleanup"},
   };
   return *pipelines;
 }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
+#include "xlite/base/strings.h"
 #include "xlite/analysis/reduction_kind.h"
 #include "xlite/ir/builder.h"
 #include "xlite/text/printer.h"
@@ -205,7 +205,7 @@ HloInstruction* PartitionBuilder::CollectivePermute(
 HloComputation* PartitionBuilder::Reducer(ReductionKind kind, PrimitiveType type) {
   HloComputation*& cached = reducers_[{static_cast<int>(kind), static_cast<int>(type)}];
   if (cached != nullptr) return cached;
-  std::string name = absl::StrCat(std::string(ReductionKindName(kind)), ".", std::string(PrimitiveTypeName(type)),
+  std::string name = Cat(ReductionKindName(kind), ".", PrimitiveTypeName(type),
                                   ".spmd_reducer");
   auto computation = std::make_unique<HloComputation>(name);
   HloComputation* raw = module_.AddComputationBefore(std::move(computation),

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "absl/strings/str_cat.h"
+#include "xlite/base/strings.h"
 #include "xlite/analysis/reduction_kind.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/sharding_transforms.h"
@@ -232,7 +232,7 @@ absl::StatusOr<PValue> PartitionDotLike(const HloInstruction& inst, PartitionSta
   DeviceGroups groups = GroupsAlong(choice.space, space.reduction, s.num_partitions());
   HloComputation* add = s.b().Reducer(ReductionKind::kAdd, out.element_type());
   return AllReduceInto(s, inst, local, groups, add, choice.natural, wanted, out,
-                       absl::StrCat(std::string(OpcodeName(inst.opcode())), " contracting dims split"));
+                       Cat(OpcodeName(inst.opcode()), " contracting dims split"));
 }
 
 bool IsConstantEqual(const HloInstruction& inst, const Literal& value) {

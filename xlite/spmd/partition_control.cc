@@ -6,7 +6,7 @@
 // replicated operands.
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
+#include "xlite/base/strings.h"
 #include "xlite/base/status.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
@@ -126,7 +126,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     const HloSharding sharding = s.TargetOf(*operand);
     XLITE_ASSIGN_OR_RETURN(HloInstruction * local,
                            s.OperandAs(inst, 0, sharding, "manual region entry"));
-    if (!local->shape().SameDimensions(inst.shape())) {
+    if (!(local->shape().dimensions() == inst.shape().dimensions())) {
       return InvalidArgument("%", inst.name(), ": the shard of %", operand->name(), " under ",
                              PrintSharding(sharding), " is ", local->shape().ToString(false),
                              ", but SPMDFullToShardShape gives ", inst.shape().ToString(false));
@@ -140,7 +140,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
       return InvalidArgument("%", inst.name(), ": SPMDShardToFullShape of a value that is not "
                              "manual (", PrintSharding(v.sharding), ")");
     }
-    if (!ShardShape(inst.shape(), sharding).SameDimensions(v.local->shape())) {
+    if (!(ShardShape(inst.shape(), sharding).dimensions() == v.local->shape().dimensions())) {
       return InvalidArgument("%", inst.name(), ": the manual shard ",
                              v.local->shape().ToString(false), " is not the shard of ",
                              inst.shape().ToString(false), " under ", PrintSharding(sharding));
@@ -152,7 +152,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     const PValue& v = s.Value(inst.operand(0));
     std::vector<HloInstruction*> operands = {v.local};
     for (int64_t i = 1; i < inst.operand_count(); ++i) {
-      const bool same_dims = inst.operand(i)->shape().SameDimensions(inst.operand(0)->shape());
+      const bool same_dims = inst.operand(i)->shape().dimensions() == inst.operand(0)->shape().dimensions();
       XLITE_ASSIGN_OR_RETURN(
           HloInstruction * local,
           s.OperandAs(inst, i, same_dims ? v.sharding : HloSharding::Replicated(), "operand"));
@@ -161,7 +161,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     HloInstruction* call = s.Clone(inst, operands, ShardShape(inst.shape(), v.sharding));
     return PValue{call, v.sharding, inst.shape()};
   }
-  return PartitionReplicated(inst, s, absl::StrCat("custom-call \"", target,
+  return PartitionReplicated(inst, s, Cat("custom-call \"", target,
                                                    "\" has no partitioning rule"));
 }
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "absl/strings/str_cat.h"
+#include "xlite/base/strings.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/sharding_transforms.h"
 #include "xlite/spmd/factor_rule.h"
@@ -220,8 +220,8 @@ absl::StatusOr<PValue> PartitionByRule(const HloInstruction& inst, PartitionStat
   const bool cholesky_call = inst.opcode() == HloOpcode::kCustomCall &&
                              inst.attrs<CustomCallAttrs>().target == "Cholesky";
   if (!rule || rule->results.empty() || cholesky_call) {
-    return PartitionReplicated(inst, s, absl::StrCat("no partitioning rule for ",
-                                                     std::string(OpcodeName(inst.opcode()))));
+    return PartitionReplicated(inst, s, Cat("no partitioning rule for ",
+                                                     OpcodeName(inst.opcode())));
   }
   for (FactorKind kind : rule->kinds) {
     if (kind == FactorKind::kReduction) {
@@ -260,8 +260,8 @@ absl::StatusOr<PValue> PartitionByRule(const HloInstruction& inst, PartitionStat
     if (!best || c->bytes < best->bytes) best = std::move(c);
   }
   if (!best) {
-    return PartitionReplicated(inst, s, absl::StrCat("the sharding does not carry through ",
-                                                     std::string(OpcodeName(inst.opcode())), " exactly"));
+    return PartitionReplicated(inst, s, Cat("the sharding does not carry through ",
+                                                     OpcodeName(inst.opcode()), " exactly"));
   }
   std::vector<HloInstruction*> operands;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "absl/strings/str_cat.h"
+#include "xlite/base/strings.h"
 #include "xlite/base/status.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/partitioner_internal.h"
@@ -71,8 +71,8 @@ bool IsControlOpcode(HloOpcode op) {
 
 std::string ShardingsKey(const std::vector<HloSharding>& parameters, const HloSharding& root) {
   std::string key;
-  for (const HloSharding& p : parameters) absl::StrAppend(&key, PrintSharding(p), ";");
-  absl::StrAppend(&key, "->", PrintSharding(root));
+  for (const HloSharding& p : parameters) Append(&key, PrintSharding(p), ";");
+  Append(&key, "->", PrintSharding(root));
   return key;
 }
 
@@ -127,7 +127,7 @@ absl::StatusOr<HloInstruction*> PartitionState::OperandAs(const HloInstruction& 
                                                           std::string_view reason) {
   const PValue& v = Value(inst.operand(i));
   Cause cause{inst.operand(i), v.sharding, &inst, target,
-              absl::StrCat(reason, " ", i, " of ", std::string(OpcodeName(inst.opcode())))};
+              Cat(reason, " ", i, " of ", OpcodeName(inst.opcode()))};
   XLITE_ASSIGN_OR_RETURN(PValue resharded, Reshard(v, target, cause));
   return resharded.local;
 }
@@ -159,7 +159,7 @@ absl::StatusOr<PValue> PartitionState::Reshard(const PValue& value, const HloSha
     return PValue{value.local, target, value.global};
   }
   if (value.sharding.IsManual() != target.IsManual()) {
-    std::string where = cause.consumer != nullptr ? absl::StrCat(" at %", cause.consumer->name())
+    std::string where = cause.consumer != nullptr ? Cat(" at %", cause.consumer->name())
                                                   : std::string();
     return Unimplemented("not supported yet: resharding ", PrintSharding(value.sharding), " to ",
                          PrintSharding(target), where,
@@ -241,7 +241,7 @@ ModulePartitioner::ModulePartitioner(HloModule& module, PartitionReport* report)
 absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
     const HloComputation& original, const std::vector<HloSharding>& parameters,
     const HloSharding& root, const HloComputation* before) {
-  const std::string key = absl::StrCat(original.name(), "|", ShardingsKey(parameters, root));
+  const std::string key = Cat(original.name(), "|", ShardingsKey(parameters, root));
   if (auto it = partitioned_.find(key); it != partitioned_.end()) return it->second;
   if (in_progress_.count(&original) > 0) {
     return Unimplemented("not supported yet: recursive call of computation ", original.name());
@@ -251,7 +251,7 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
   std::string name = original.name();
   if (replaced_.count(&original) > 0) {
     for (int64_t i = 1; computation_names_.count(name) > 0; ++i) {
-      name = absl::StrCat(original.name(), ".", i);
+      name = Cat(original.name(), ".", i);
     }
     computation_names_.insert(name);
   }
@@ -276,8 +276,8 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
     } else if (PartitionHandler handler = Handlers().Get(inst->opcode())) {
       value = handler(*inst, s);
     } else {
-      value = PartitionReplicated(*inst, s, absl::StrCat("no partitioning rule for ",
-                                                         std::string(OpcodeName(inst->opcode()))));
+      value = PartitionReplicated(*inst, s, Cat("no partitioning rule for ",
+                                                         OpcodeName(inst->opcode())));
     }
     if (!value.ok()) {
       in_progress_.erase(&original);
@@ -295,7 +295,7 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
   const PValue& root_value = s.Value(old_root);
   absl::StatusOr<PValue> result =
       s.Reshard(root_value, root, Cause{old_root, root_value.sharding, nullptr, root,
-                                        absl::StrCat("result of ", original.name())});
+                                        Cat("result of ", original.name())});
   in_progress_.erase(&original);
   if (!result.ok()) return result.status();
   c->set_root_instruction(result->local);
@@ -303,36 +303,42 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
   return c;
 }
 
+namespace {
+
+// The sharding the partitioner reads for an entry parameter or root.
+HloSharding EntrySharding(const HloInstruction& inst) {
+  if (!inst.has_sharding()) return ReplicatedLike(inst.shape());
+  if (inst.shape().IsTuple()) {
+    return ForPartitioning(HloSharding::Tuple(LeafShardings(inst.sharding(), inst.shape())));
+  }
+  return ForPartitioning(inst.sharding());
+}
+
+}  // namespace
+
+absl::StatusOr<EntryShardings> EntryShardingsOf(const HloModule& module) {
+  const HloComputation* entry = module.entry_computation();
+  if (entry == nullptr) return InvalidArgument("the module has no entry computation");
+  EntryShardings out;
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    const HloInstruction* p = entry->parameter_instruction(i);
+    out.parameters.push_back(EntrySharding(*p));
+    out.parameter_shapes.push_back(p->shape());
+  }
+  out.result = EntrySharding(*entry->root_instruction());
+  out.result_shape = entry->root_instruction()->shape();
+  return out;
+}
+
 absl::StatusOr<PartitionReport> PartitionModule(HloModule& module, EntryShardings* entry) {
   PartitionReport report;
   const int64_t n = module.config().num_partitions;
   report.num_partitions = n;
+  XLITE_ASSIGN_OR_RETURN(EntryShardings shardings, EntryShardingsOf(module));
+  if (entry != nullptr) *entry = shardings;
   HloComputation* old_entry = module.entry_computation();
-  if (old_entry == nullptr) return InvalidArgument("the module has no entry computation");
-  std::vector<HloSharding> parameters;
-  for (int64_t i = 0; i < old_entry->num_parameters(); ++i) {
-    const HloInstruction* p = old_entry->parameter_instruction(i);
-    HloSharding s = !p->has_sharding() ? HloSharding::Replicated()
-                    : p->shape().IsTuple()
-                        ? HloSharding::Tuple(LeafShardings(p->sharding(), p->shape()))
-                        : p->sharding();
-    parameters.push_back(ForPartitioning(s));
-  }
-  const HloInstruction* old_root = old_entry->root_instruction();
-  HloSharding root = !old_root->has_sharding() ? HloSharding::Replicated()
-                     : old_root->shape().IsTuple()
-                         ? HloSharding::Tuple(LeafShardings(old_root->sharding(), old_root->shape()))
-                         : old_root->sharding();
-  root = ForPartitioning(root);
-  if (entry != nullptr) {
-    entry->parameters = parameters;
-    entry->result = root;
-    entry->parameter_shapes.clear();
-    for (int64_t i = 0; i < old_entry->num_parameters(); ++i) {
-      entry->parameter_shapes.push_back(old_entry->parameter_instruction(i)->shape());
-    }
-    entry->result_shape = old_root->shape();
-  }
+  const std::vector<HloSharding>& parameters = shardings.parameters;
+  const HloSharding& root = shardings.result;
   if (n <= 1) return report;
   if (module.config().replica_count != 1) {
     return Unimplemented("not supported yet: SPMD partitioning with replica_count=",

@@ -50,6 +50,10 @@ struct EntryShardings {
   Shape result_shape;
 };
 
+// The entry shardings of a (not yet partitioned) module as the partitioner
+// reads them: unannotated parameters and results are replicated.
+absl::StatusOr<EntryShardings> EntryShardingsOf(const HloModule& module);
+
 // Partitions `module` in place into its per-partition program; a module
 // with num_partitions == 1 is left as it is. Instructions without a
 // sharding are treated as replicated. Errors say what is not supported yet.
