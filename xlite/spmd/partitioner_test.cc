@@ -285,6 +285,172 @@ ENTRY %e (a: f32[8,4]) -> f32[8,4] {
   ROOT %out = f32[8,4] get-tuple-element(%w), index=1
 })",
      {2, 4}},
+    // Integer models on 4 partitions: slices, pads, concatenates, windows,
+    // sorts, gathers and dynamic slices on sharded dims, uneven all-to-all,
+    // device-order permutes, 2D meshes and branches.
+    {"slice", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[12,4]) -> s32[5,4] {
+  %a = s32[12,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %n = s32[12,4] negate(%a)
+  ROOT %s = s32[5,4] slice(%n), slice={[3:8], [0:4]}
+})",
+     {4}},
+    {"concat", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[8,4], b: s32[6,4]) -> s32[14,4] {
+  %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %b = s32[6,4] parameter(1), sharding={devices=[4,1]<=[4]}
+  ROOT %c = s32[14,4] concatenate(%a, %b), dimensions={0}
+})",
+     {4}},
+    {"concat_other", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[8,4], b: s32[8,6]) -> s32[8,10] {
+  %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %b = s32[8,6] parameter(1), sharding={devices=[4,1]<=[4]}
+  ROOT %c = s32[8,10] concatenate(%a, %b), dimensions={1}, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"pad", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[8,4]) -> s32[11,4] {
+  %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %z = s32[] constant(9)
+  ROOT %p = s32[11,4] pad(%a, %z), padding=1_2x0_0
+})",
+     {4}},
+    {"reverse", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[10,4]) -> s32[10,4] {
+  %a = s32[10,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %r = s32[10,4] reverse(%a), dimensions={0}, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"sort", R"(
+HloModule m, num_partitions=4
+%lt (p: s32[], q: s32[]) -> pred[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %c = pred[] compare(%p, %q), direction=LT
+}
+ENTRY %e (a: s32[8,6]) -> s32[8,6] {
+  %a = s32[8,6] parameter(0), sharding={devices=[1,4]<=[4]}
+  ROOT %s = s32[8,6] sort(%a), dimensions={1}, to_apply=%lt, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"reshape_minor", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[6,8]) -> s32[48] {
+  %a = s32[6,8] parameter(0), sharding={devices=[1,4]<=[4]}
+  ROOT %r = s32[48] reshape(%a), sharding={devices=[4]<=[4]}
+})",
+     {4}},
+    {"reshape_uneven", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[10,3]) -> s32[30] {
+  %a = s32[10,3] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %r = s32[30] reshape(%a), sharding={devices=[4]<=[4]}
+})",
+     {4}},
+    {"gather", R"(
+HloModule m, num_partitions=4
+ENTRY %e (t: s32[16,4], i: s32[6]) -> s32[6,4] {
+  %t = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %i = s32[6] parameter(1)
+  %ii = s32[6,1] reshape(%i)
+  ROOT %g = s32[6,4] gather(%t, %ii), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+})",
+     {4}},
+    {"dynamic_slice", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[16,4], i: s32[]) -> s32[4,4] {
+  %a = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %i = s32[] parameter(1)
+  %z = s32[] constant(0)
+  ROOT %d = s32[4,4] dynamic-slice(%a, %i, %z), dynamic_slice_sizes={4,4}
+})",
+     {4}},
+    {"dus", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[16,4], u: s32[3,4], i: s32[]) -> s32[16,4] {
+  %a = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %u = s32[3,4] parameter(1)
+  %i = s32[] parameter(2)
+  %z = s32[] constant(0)
+  ROOT %d = s32[16,4] dynamic-update-slice(%a, %u, %i, %z), sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"reduce_window", R"(
+HloModule m, num_partitions=4
+%add (p: s32[], q: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %r = s32[] add(%p, %q)
+}
+ENTRY %e (a: s32[16,4]) -> s32[15,4] {
+  %a = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %z = s32[] constant(0)
+  ROOT %w = s32[15,4] reduce-window(%a, %z), window={size=2x1}, to_apply=%add
+})",
+     {4}},
+    {"transpose_uneven", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[10,6]) -> s32[6,10] {
+  %a = s32[10,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %t = s32[6,10] transpose(%a), dimensions={1,0}, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"alltoall_uneven", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[10,6]) -> s32[10,6] {
+  %a = s32[10,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %t = s32[10,6] negate(%a), sharding={devices=[1,4]<=[4]}
+})",
+     {4}},
+    {"permute", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[8,6]) -> s32[8,6] {
+  %a = s32[8,6] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %t = s32[8,6] negate(%a), sharding={devices=[4,1]3,1,0,2}
+})",
+     {4}},
+    {"broadcast_sharded", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[10]) -> s32[10,8] {
+  %a = s32[10] parameter(0), sharding={devices=[4]<=[4]}
+  ROOT %b = s32[10,8] broadcast(%a), dimensions={0}, sharding={devices=[1,4]<=[4]}
+})",
+     {4}},
+    {"reduce_2d_mesh", R"(
+HloModule m, num_partitions=4
+%add (p: s32[], q: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %r = s32[] add(%p, %q)
+}
+ENTRY %e (a: s32[6,10]) -> s32[6] {
+  %a = s32[6,10] parameter(0), sharding={devices=[2,2]<=[4]}
+  %z = s32[] constant(3)
+  ROOT %r = s32[6] reduce(%a, %z), dimensions={1}, to_apply=%add, sharding={devices=[2,2]<=[4] last_tile_dim_replicate}
+})",
+     {4}},
+    {"conditional", R"(
+HloModule m, num_partitions=4
+%t (p: s32[8,4]) -> s32[8,4] {
+  %p = s32[8,4] parameter(0)
+  ROOT %n = s32[8,4] negate(%p)
+}
+%f (p: s32[8,4]) -> s32[8,4] {
+  %p = s32[8,4] parameter(0)
+  ROOT %n = s32[8,4] abs(%p)
+}
+ENTRY %e (a: s32[8,4], c: pred[]) -> s32[8,4] {
+  %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %c = pred[] parameter(1)
+  ROOT %r = s32[8,4] conditional(%c, %a, %a), true_computation=%t, false_computation=%f
+})",
+     {4}},
 };
 
 TEST(PartitionerTest, ModelsEqualTheUnshardedRun) {
@@ -329,6 +495,35 @@ TEST(PartitionerTest, ContractingSplitWithShardedResultReduceScatters) {
   ASSERT_NE(module, nullptr);
   const std::map<std::string, int> expected = {{"reduce-scatter", 1}};
   EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+}
+
+TEST(PartitionerTest, ReshardsWithTheCheapestCollective) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"permute", "collective-permute"},        // same tiles, other devices
+      {"alltoall_uneven", "all-to-all"},        // the split moves to another dim
+      {"reduce_2d_mesh", "all-reduce"},         // over the reduced mesh axis only
+  };
+  for (const auto& [model, collective] : cases) {
+    SCOPED_TRACE(model);
+    auto module = ExpectSameAsUnsharded(ModelNamed(model).text);
+    ASSERT_NE(module, nullptr);
+    const std::map<std::string, int> expected = {{collective, 1}};
+    EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+  }
+}
+
+TEST(PartitionerTest, UnsupportedShardingsAreReportedNotGuessed) {
+  auto module = ParseHloModule(R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: f32[8,4]) -> f32[8,4] {
+  %a = f32[8,4] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual}}
+  ROOT %n = f32[8,4] negate(%a)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<PartitionReport> report = PartitionModule(**module);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(std::string(report.status().message()).find("not supported yet"), std::string::npos)
+      << report.status();
 }
 
 TEST(PartitionerTest, ShardedEntryTakesShardShapes) {

@@ -245,6 +245,7 @@ HloInstruction* EmitAllToAll(PartitionBuilder& b, HloComputation& c, HloInstruct
   }
   Shape split_shape = x->shape();
   split_shape.set_dimensions(split);
+  split_shape.clear_layout();  // one more dim than the layout describes
   x = m.Reshape(c, x, split_shape);
   x = b.AllToAll(c, x, bd, GroupsAlong(from, {a}, b.num_partitions()), cause);
   // The k dim now counts a's tiles: move it before a and merge.
@@ -257,6 +258,7 @@ HloInstruction* EmitAllToAll(PartitionBuilder& b, HloComputation& c, HloInstruct
   std::vector<int64_t> tdims;
   for (int64_t p : perm) tdims.push_back(x->shape().dimensions(p));
   transposed.set_dimensions(tdims);
+  transposed.clear_layout();
   HloInstruction* t = m.Add(c, HloOpcode::kTranspose, transposed, {x});
   t->set_dimensions(perm);
   std::vector<int64_t> merged;
