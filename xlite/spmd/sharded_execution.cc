@@ -103,13 +103,14 @@ absl::StatusOr<Literal> AssembleFromShards(absl::Span<const Literal> shards,
   return global;
 }
 
-absl::StatusOr<std::vector<std::vector<Literal>>> SplitArguments(
-    const EntryShardings& entry, absl::Span<const Literal> global_args, int64_t num_partitions) {
+absl::StatusOr<std::vector<Literal>> PartitionArguments(const EntryShardings& entry,
+                                                        absl::Span<const Literal> global_args,
+                                                        int64_t partition) {
   if (global_args.size() != entry.parameters.size()) {
     return InvalidArgument("the module takes ", entry.parameters.size(), " arguments, got ",
                            global_args.size());
   }
-  std::vector<std::vector<Literal>> per_device(num_partitions);
+  std::vector<Literal> shards;
   for (size_t i = 0; i < global_args.size(); ++i) {
     if (!global_args[i].shape().SameElementTypeAndDimensions(entry.parameter_shapes[i]) &&
         !global_args[i].shape().IsTuple()) {
@@ -117,10 +118,19 @@ absl::StatusOr<std::vector<std::vector<Literal>>> SplitArguments(
                              " but parameter ", i, " is ",
                              entry.parameter_shapes[i].ToString(false));
     }
-    for (int64_t device = 0; device < num_partitions; ++device) {
-      XLITE_ASSIGN_OR_RETURN(Literal shard, ShardOf(global_args[i], entry.parameters[i], device));
-      per_device[device].push_back(std::move(shard));
-    }
+    XLITE_ASSIGN_OR_RETURN(Literal shard, ShardOf(global_args[i], entry.parameters[i], partition));
+    shards.push_back(std::move(shard));
+  }
+  return shards;
+}
+
+absl::StatusOr<std::vector<std::vector<Literal>>> SplitArguments(
+    const EntryShardings& entry, absl::Span<const Literal> global_args, int64_t num_partitions) {
+  std::vector<std::vector<Literal>> per_device;
+  for (int64_t device = 0; device < num_partitions; ++device) {
+    XLITE_ASSIGN_OR_RETURN(std::vector<Literal> shards,
+                           PartitionArguments(entry, global_args, device));
+    per_device.push_back(std::move(shards));
   }
   return per_device;
 }

@@ -44,6 +44,11 @@ struct SpmdResult {
 // the partitioned module needs.
 absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module);
 
+// The argument list of one partition from the global arguments.
+absl::StatusOr<std::vector<Literal>> PartitionArguments(const EntryShardings& entry,
+                                                        absl::Span<const Literal> global_args,
+                                                        int64_t partition);
+
 // One argument list per partition from the global arguments.
 absl::StatusOr<std::vector<std::vector<Literal>>> SplitArguments(
     const EntryShardings& entry, absl::Span<const Literal> global_args, int64_t num_partitions);

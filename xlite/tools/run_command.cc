@@ -187,22 +187,38 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   SetActivity(absl::StrCat("evaluating ", source->name));
   std::vector<Literal> results;
   if (options.spmd) {
-    if (mpi != nullptr) {
-      return Failure{kExitUsage, "not supported yet: --spmd with --communicator mpi"};
-    }
     SetActivity(absl::StrCat("partitioning ", source->name));
     absl::StatusOr<spmd::SpmdResult> partitioned = spmd::PartitionForExecution(module);
     if (!partitioned.ok()) {
       return Failure{kExitInvalidInput,
                      absl::StrCat("partitioning failed: ", partitioned.status().message())};
     }
-    if (!options.save_partitioned.empty()) {
+    if (!options.save_partitioned.empty() && (mpi == nullptr || mpi->is_root())) {
       absl::Status saved =
           runtime::WriteBinaryFile(options.save_partitioned, PrintModule(module));
       if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
     }
-    absl::StatusOr<Literal> result =
-        spmd::RunPartitioned(module, partitioned->entry, args, eval_options);
+    absl::StatusOr<Literal> result;
+    if (mpi != nullptr) {
+      // Every rank partitions the same module the same way and takes its
+      // own shard of the global inputs; rank 0 assembles the outputs.
+      if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
+        return Failure{kExitInvalidInput, std::string(fits.message())};
+      }
+      absl::StatusOr<std::vector<Literal>> shards =
+          spmd::PartitionArguments(partitioned->entry, args, mpi->rank());
+      if (!shards.ok()) return Failure{kExitInvalidInput, std::string(shards.status().message())};
+      absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, *shards, eval_options);
+      if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
+        return Failure{kExitInvalidInput, ""};  // rank 0 reports it
+      }
+      if (!all.ok()) return EvaluationFailure(all.status(), options);
+      if (!mpi->is_root()) return std::nullopt;
+      result = spmd::AssembleFromShards(*all, partitioned->entry.result,
+                                        partitioned->entry.result_shape);
+    } else {
+      result = spmd::RunPartitioned(module, partitioned->entry, args, eval_options);
+    }
     if (!result.ok()) return EvaluationFailure(result.status(), options);
     results.push_back(*std::move(result));
   } else if (mpi != nullptr) {
