@@ -451,6 +451,199 @@ ENTRY %e (a: s32[8,4], c: pred[]) -> s32[8,4] {
   ROOT %r = s32[8,4] conditional(%c, %a, %a), true_computation=%t, false_computation=%f
 })",
      {4}},
+    // Strided slices, interior/negative pads, variadic (argmax) reduce,
+    // scatter and gather on either side, convolutions, 2D-mesh batch dots,
+    // select-and-scatter, uneven multiply-reduce, reshape splits, loops
+    // whose body uses its counter.
+    {"strided_slice", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[13,4]) -> s32[5,4] {
+  %a = s32[13,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %s = s32[5,4] slice(%a), slice={[1:11:2], [0:4]}, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"interior_pad", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[6,4]) -> s32[12,4] {
+  %a = s32[6,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %z = s32[] constant(5)
+  ROOT %p = s32[12,4] pad(%a, %z), padding=-1_2_1x0_0, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"argmax", R"(
+HloModule m, num_partitions=4
+%am (a: s32[], i: s32[], b: s32[], j: s32[]) -> (s32[], s32[]) {
+  %a = s32[] parameter(0)
+  %i = s32[] parameter(1)
+  %b = s32[] parameter(2)
+  %j = s32[] parameter(3)
+  %gt = pred[] compare(%a, %b), direction=GE
+  %v = s32[] select(%gt, %a, %b)
+  %k = s32[] select(%gt, %i, %j)
+  ROOT %t = (s32[], s32[]) tuple(%v, %k)
+}
+ENTRY %e (a: s32[4,10]) -> (s32[4], s32[4]) {
+  %a = s32[4,10] parameter(0), sharding={devices=[1,4]<=[4]}
+  %i = s32[4,10] iota(), iota_dimension=1, sharding={devices=[1,4]<=[4]}
+  %m = s32[] constant(-100)
+  %z = s32[] constant(0)
+  ROOT %r = (s32[4], s32[4]) reduce(%a, %i, %m, %z), dimensions={1}, to_apply=%am
+})",
+     {4}},
+    {"scatter", R"(
+HloModule m, num_partitions=4
+%add (p: s32[], q: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %r = s32[] add(%p, %q)
+}
+ENTRY %e (t: s32[16,4], i: s32[5], u: s32[5,4]) -> s32[16,4] {
+  %t = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %i = s32[5] parameter(1)
+  %u = s32[5,4] parameter(2)
+  %ii = s32[5,1] reshape(%i)
+  ROOT %s = s32[16,4] scatter(%t, %ii, %u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"scatter_cols", R"(
+HloModule m, num_partitions=4
+%add (p: s32[], q: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %r = s32[] add(%p, %q)
+}
+ENTRY %e (t: s32[16,8], i: s32[5], u: s32[5,8]) -> s32[16,8] {
+  %t = s32[16,8] parameter(0), sharding={devices=[1,4]<=[4]}
+  %i = s32[5] parameter(1)
+  %u = s32[5,8] parameter(2), sharding={devices=[1,4]<=[4]}
+  %ii = s32[5,1] reshape(%i)
+  ROOT %s = s32[16,8] scatter(%t, %ii, %u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add, sharding={devices=[1,4]<=[4]}
+})",
+     {4}},
+    {"gather_cols", R"(
+HloModule m, num_partitions=4
+ENTRY %e (t: s32[16,8], i: s32[6]) -> s32[6,8] {
+  %t = s32[16,8] parameter(0), sharding={devices=[1,4]<=[4]}
+  %i = s32[6] parameter(1)
+  %ii = s32[6,1] reshape(%i)
+  ROOT %g = s32[6,8] gather(%t, %ii), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}, sharding={devices=[1,4]<=[4]}
+})",
+     {4}},
+    {"gather_idx_sharded", R"(
+HloModule m, num_partitions=4
+ENTRY %e (t: s32[16,8], i: s32[8]) -> s32[8,8] {
+  %t = s32[16,8] parameter(0)
+  %i = s32[8] parameter(1), sharding={devices=[4]<=[4]}
+  %ii = s32[8,1] reshape(%i)
+  ROOT %g = s32[8,8] gather(%t, %ii), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"conv_batch", R"(
+HloModule m, num_partitions=4
+ENTRY %e (x: s32[4,8,3], k: s32[3,3,5]) -> s32[4,6,5] {
+  %x = s32[4,8,3] parameter(0), sharding={devices=[4,1,1]<=[4]}
+  %k = s32[3,3,5] parameter(1)
+  ROOT %c = s32[4,6,5] convolution(%x, %k), window={size=3}, dim_labels=b0f_0io->b0f
+})",
+     {4}},
+    {"conv_spatial", R"(
+HloModule m, num_partitions=4
+ENTRY %e (x: s32[2,8,3], k: s32[3,3,5]) -> s32[2,6,5] {
+  %x = s32[2,8,3] parameter(0), sharding={devices=[1,4,1]<=[4]}
+  %k = s32[3,3,5] parameter(1)
+  ROOT %c = s32[2,6,5] convolution(%x, %k), window={size=3}, dim_labels=b0f_0io->b0f, sharding={devices=[1,4,1]<=[4]}
+})",
+     {4}},
+    {"conv_feature", R"(
+HloModule m, num_partitions=4
+ENTRY %e (x: s32[2,8,4], k: s32[3,4,5]) -> s32[2,6,5] {
+  %x = s32[2,8,4] parameter(0), sharding={devices=[1,1,4]<=[4]}
+  %k = s32[3,4,5] parameter(1), sharding={devices=[1,4,1]<=[4]}
+  ROOT %c = s32[2,6,5] convolution(%x, %k), window={size=3}, dim_labels=b0f_0io->b0f
+})",
+     {4}},
+    {"dot_both_batch", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[4,6,5], b: s32[4,5,3]) -> s32[4,6,3] {
+  %a = s32[4,6,5] parameter(0), sharding={devices=[2,2,1]<=[4]}
+  %b = s32[4,5,3] parameter(1), sharding={devices=[2,1,2]<=[4]}
+  ROOT %d = s32[4,6,3] dot(%a, %b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, sharding={devices=[2,1,2]<=[4]}
+})",
+     {4}},
+    {"select_and_scatter", R"(
+HloModule m, num_partitions=4
+%ge (p: s32[], q: s32[]) -> pred[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %c = pred[] compare(%p, %q), direction=GE
+}
+%add (p: s32[], q: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %r = s32[] add(%p, %q)
+}
+ENTRY %e (a: s32[8,4], s: s32[4,4]) -> s32[8,4] {
+  %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %s = s32[4,4] parameter(1)
+  %z = s32[] constant(0)
+  ROOT %r = s32[8,4] select-and-scatter(%a, %s, %z), window={size=2x1 stride=2x1}, select=%ge, scatter=%add, sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"reduce_mul_uneven", R"(
+HloModule m, num_partitions=4
+%mul (p: s32[], q: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %q = s32[] parameter(1)
+  ROOT %r = s32[] multiply(%p, %q)
+}
+ENTRY %e (a: s32[3,7]) -> s32[3] {
+  %a = s32[3,7] parameter(0), sharding={devices=[1,4]<=[4]}
+  %one = s32[] constant(2)
+  ROOT %r = s32[3] reduce(%a, %one), dimensions={1}, to_apply=%mul
+})",
+     {4}},
+    {"reshape_split_dim", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[24]) -> s32[4,6] {
+  %a = s32[24] parameter(0), sharding={devices=[4]<=[4]}
+  ROOT %r = s32[4,6] reshape(%a), sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"reshape_split_dim_bad", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[24]) -> s32[6,4] {
+  %a = s32[24] parameter(0), sharding={devices=[4]<=[4]}
+  ROOT %r = s32[6,4] reshape(%a), sharding={devices=[4,1]<=[4]}
+})",
+     {4}},
+    {"while_counter_sharded", R"(
+HloModule m, num_partitions=4
+%cond (s: (s32[], s32[8])) -> pred[] {
+  %s = (s32[], s32[8]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %c = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %c), direction=LT
+}
+%body (s: (s32[], s32[8])) -> (s32[], s32[8]) {
+  %s = (s32[], s32[8]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %x = s32[8] get-tuple-element(%s), index=1
+  %one = s32[] constant(1)
+  %n = s32[] add(%i, %one)
+  %io = s32[8] iota(), iota_dimension=0
+  %b = s32[8] broadcast(%i), dimensions={}
+  %y = s32[8] add(%x, %io)
+  %z = s32[8] multiply(%y, %b)
+  ROOT %t = (s32[], s32[8]) tuple(%n, %z)
+}
+ENTRY %e (a: s32[8]) -> s32[8] {
+  %a = s32[8] parameter(0), sharding={devices=[4]<=[4]}
+  %zero = s32[] constant(0)
+  %init = (s32[], s32[8]) tuple(%zero, %a)
+  %w = (s32[], s32[8]) while(%init), condition=%cond, body=%body
+  ROOT %out = s32[8] get-tuple-element(%w), index=1
+})",
+     {4}},
 };
 
 TEST(PartitionerTest, ModelsEqualTheUnshardedRun) {
