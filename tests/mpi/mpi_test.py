@@ -123,6 +123,12 @@ def collectives(r, np):
         r.compare_both_ways(name, r.write_model(name, np), np)
 
 
+def spmd(r, np):
+    # `--spmd` on np ranks equals `--spmd` in one process, bit for bit.
+    model = os.path.join(HERE, "..", "lit", "spmd", "run_spmd.hlo")
+    r.compare_both_ways("spmd run_spmd.hlo", model, np, extra=["--spmd"])
+
+
 def expect_error(r, label, result, patterns, within):
     rc, out, err, seconds = result
     text = out + err
@@ -252,7 +258,7 @@ def main():
     parser.add_argument("--mpirun", default=shutil.which("mpirun") or "")
     parser.add_argument("--corpus", default=os.path.join(HERE, "..", "..", "..", "shared",
                                                          "corpus", "hlo"))
-    parser.add_argument("mode", choices=["collectives", "failures", "corpus", "calibrate"])
+    parser.add_argument("mode", choices=["collectives", "failures", "corpus", "calibrate", "spmd"])
     parser.add_argument("--np", type=int, default=4)
     args = parser.parse_args()
     if not args.mpirun or not os.access(args.mpirun, os.X_OK):
@@ -266,6 +272,8 @@ def main():
             failures(r)
         elif args.mode == "calibrate":
             calibrate(r)
+        elif args.mode == "spmd":
+            spmd(r, args.np)
         elif corpus(r, args.corpus) == SKIP:
             return SKIP
     return 1 if r.failures else 0

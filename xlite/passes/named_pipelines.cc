@@ -17,6 +17,11 @@ const std::vector<std::pair<std::string_view, std::string_view>>& NamedPipelines
        "call-inliner,"
        "fixed-point(zero_sized_hlo_elimination,algsimp,constant_folding,simplify-conditional,"
        "tuple-simplifier,simplify-sorting,cse,dce)"},
+      // SPMD: propagation, partitioning into the per-partition program, and
+      // the cleanup of what partitioning leaves (offset tables, reshapes).
+      // The spmd passes live in xlite/spmd (RegisterSpmdPasses).
+      {"spmd-cleanup", "fixed-point(algsimp,cse,dce)"},
+      {"spmd", "sharding-propagation,spmd-partitioner,spmd-cleanup"},
   };
   return *pipelines;
 }

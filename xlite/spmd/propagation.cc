@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/pass_registry.h"
+#include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagator.h"
 #include "xlite/text/printer.h"
 
@@ -168,6 +169,13 @@ void RegisterSpmdPasses() {
           XLITE_RETURN_IF_ERROR(flag("propagate_to_output", &options.propagate_to_output));
           XLITE_RETURN_IF_ERROR(flag("propagate_to_parameters", &options.propagate_to_parameters));
           return std::unique_ptr<HloPass>(std::make_unique<ShardingPropagationPass>(options));
+        }});
+    RegisterPass(PassInfo{
+        "spmd-partitioner",
+        "SPMD partitioning: the per-partition program of a sharded module (shard shapes, "
+        "partition-id offsets, collectives between shardings)",
+        [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
+          return std::unique_ptr<HloPass>(std::make_unique<SpmdPartitionerPass>());
         }});
     return true;
   }();

@@ -23,6 +23,8 @@
 #include "xlite/tools/out_of_memory.h"
 #include "xlite/tools/run_limits.h"
 #include "xlite/tools/mpi_run.h"
+#include "xlite/spmd/sharded_execution.h"
+#include "xlite/text/printer.h"
 
 namespace xlite::tools {
 namespace {
@@ -40,6 +42,8 @@ struct RunOptions {
   std::optional<double> timeout_seconds;
   std::string communicator = "in-process";
   double collective_timeout = 60;
+  bool spmd = false;              // propagate, partition, run the partitions
+  std::string save_partitioned;   // with --spmd: write the per-partition module
 };
 
 // An error with the exit code it maps to.
@@ -182,7 +186,42 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   int64_t devices = module.config().DeviceCount();
   SetActivity(absl::StrCat("evaluating ", source->name));
   std::vector<Literal> results;
-  if (mpi != nullptr) {
+  if (options.spmd) {
+    SetActivity(absl::StrCat("partitioning ", source->name));
+    absl::StatusOr<spmd::SpmdResult> partitioned = spmd::PartitionForExecution(module);
+    if (!partitioned.ok()) {
+      return Failure{kExitInvalidInput,
+                     absl::StrCat("partitioning failed: ", partitioned.status().message())};
+    }
+    if (!options.save_partitioned.empty() && (mpi == nullptr || mpi->is_root())) {
+      absl::Status saved =
+          runtime::WriteBinaryFile(options.save_partitioned, PrintModule(module));
+      if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
+    }
+    absl::StatusOr<Literal> result;
+    if (mpi != nullptr) {
+      // Every rank partitions the same module the same way and takes its
+      // own shard of the global inputs; rank 0 assembles the outputs.
+      if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
+        return Failure{kExitInvalidInput, std::string(fits.message())};
+      }
+      absl::StatusOr<std::vector<Literal>> shards =
+          spmd::PartitionArguments(partitioned->entry, args, mpi->rank());
+      if (!shards.ok()) return Failure{kExitInvalidInput, std::string(shards.status().message())};
+      absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, *shards, eval_options);
+      if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
+        return Failure{kExitInvalidInput, ""};  // rank 0 reports it
+      }
+      if (!all.ok()) return EvaluationFailure(all.status(), options);
+      if (!mpi->is_root()) return std::nullopt;
+      result = spmd::AssembleFromShards(*all, partitioned->entry.result,
+                                        partitioned->entry.result_shape);
+    } else {
+      result = spmd::RunPartitioned(module, partitioned->entry, args, eval_options);
+    }
+    if (!result.ok()) return EvaluationFailure(result.status(), options);
+    results.push_back(*std::move(result));
+  } else if (mpi != nullptr) {
     if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
       return Failure{kExitInvalidInput, std::string(fits.message())};
     }
@@ -274,6 +313,11 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "prints and writes the results)")
       ->capture_default_str()
       ->check(CLI::IsMember({"in-process", "mpi"}));
+  command->add_flag("--spmd", options->spmd,
+                   "Propagate shardings, partition the module (the spmd pipeline), run "
+                   "num_partitions devices on global inputs and print the global results");
+  command->add_option("--save-partitioned", options->save_partitioned,
+                      "With --spmd: write the per-partition module to this file");
   command->add_option("--collective-timeout", options->collective_timeout,
                       "With --communicator mpi: seconds a rank waits for a collective, a "
                       "transfer or the final results before ending every rank with an error")

@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/spmd/propagation.h"
+#include "xlite/spmd/partition_report.h"
+#include "xlite/spmd/partitioner.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -25,6 +27,7 @@ struct ShardOptions {
   bool explain = false;
   bool json = false;
   bool print_module = false;
+  bool partition = false;  // partition after propagation and print the report
   std::string is_spmd = "true";
   std::string to_output, to_parameters;  // "" = header
 };
@@ -153,6 +156,17 @@ int RunShard(const ShardOptions& options) {
       continue;
     }
     if (options.print_module) std::cout << PrintModule(module);
+    if (options.partition) {
+      spmd::EntryShardings entry;
+      absl::StatusOr<spmd::PartitionReport> report = spmd::PartitionModule(module, &entry);
+      if (!report.ok()) {
+        PrintError(absl::StrCat(loaded.location, ": error: partitioning failed: ",
+                                report.status().message()));
+        ok = false;
+      } else {
+        std::cout << spmd::FormatPartitionReport(*report, entry, module);
+      }
+    }
     std::cout << module.name() << ": " << total << " instructions, " << annotated
               << " annotated values, " << result->unsharded << " without a sharding, "
               << conflicts << " conflicts, " << result->fixed_point_rounds << " rounds\n";
@@ -177,6 +191,9 @@ void AddShardCommand(CLI::App& app, int* exit_code) {
   command->add_flag("--json", options->json, "Print JSON (shardings, origins, chains)");
   command->add_flag("--print-module", options->print_module,
                     "Print the module with its shardings instead of the list");
+  command->add_flag("--partition", options->partition,
+                    "Also partition the module (spmd-partitioner) and print the report: "
+                    "per-device bytes, collectives with their causes, fallbacks");
   command->add_option("--is-spmd", options->is_spmd, "true (default) or false");
   command->add_option("--propagate-to-output", options->to_output,
                       "true/false for every output (default: the header's list)");

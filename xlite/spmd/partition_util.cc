@@ -1,0 +1,144 @@
+#include "xlite/spmd/partition_util.h"
+
+#include <algorithm>
+#include <map>
+
+namespace xlite::spmd {
+
+HloSharding ForPartitioning(const HloSharding& sharding) {
+  if (sharding.IsTuple()) {
+    std::vector<HloSharding> elements;
+    for (const HloSharding& e : sharding.tuple_elements()) elements.push_back(ForPartitioning(e));
+    return HloSharding::Tuple(std::move(elements));
+  }
+  switch (sharding.kind()) {
+    case HloSharding::Kind::kMaximal:
+    case HloSharding::Kind::kUnknown:
+    case HloSharding::Kind::kReplicated:
+      return HloSharding::Replicated();
+    default:
+      break;
+  }
+  HloSharding normal = sharding.Normalized();
+  if (normal.IsTiled() && normal.IsReplicated()) return HloSharding::Replicated();
+  return normal;
+}
+
+bool IsSplit(const HloSharding& sharding) {
+  return sharding.IsTiled() && sharding.NumTiles() > 1;
+}
+
+int64_t TilesAlong(const HloSharding& sharding, int64_t dim) {
+  if (!sharding.IsTiled()) return 1;
+  std::vector<int64_t> tiles = sharding.DataTileDims();
+  return dim < static_cast<int64_t>(tiles.size()) ? tiles[dim] : 1;
+}
+
+Shape ShardShape(const Shape& global, const HloSharding& sharding) {
+  if (global.IsTuple()) {
+    std::vector<HloSharding> leaves = LeafShardings(sharding, global);
+    std::vector<Shape> elements;
+    size_t next = 0;
+    for (const Shape& element : global.tuple_shapes()) {
+      const int64_t count = element.LeafCount();
+      std::vector<HloSharding> sub(leaves.begin() + next, leaves.begin() + next + count);
+      next += count;
+      elements.push_back(ShardShape(
+          element, element.IsTuple() ? HloSharding::Tuple(std::move(sub)) : sub.front()));
+    }
+    return Shape::Tuple(std::move(elements));
+  }
+  if (!global.IsArray() || !sharding.IsTiled() ||
+      sharding.TiledDataRank() != global.rank()) {
+    return global;
+  }
+  Shape shard = global;
+  std::vector<int64_t> tile = sharding.TileShape(global);
+  for (int64_t d = 0; d < global.rank(); ++d) shard.set_dimension(d, tile[d]);
+  return shard;
+}
+
+std::vector<HloSharding> LeafShardings(const HloSharding& sharding, const Shape& shape) {
+  const int64_t leaves = shape.LeafCount();
+  if (sharding.IsTuple() && static_cast<int64_t>(sharding.tuple_elements().size()) == leaves) {
+    return sharding.tuple_elements();
+  }
+  if (sharding.IsTuple()) return std::vector<HloSharding>(leaves, HloSharding::Replicated());
+  return std::vector<HloSharding>(leaves, sharding);
+}
+
+HloSharding ElementSharding(const HloSharding& sharding, const Shape& shape, int64_t index) {
+  std::vector<HloSharding> leaves = LeafShardings(sharding, shape);
+  int64_t first = 0;
+  for (int64_t i = 0; i < index; ++i) first += shape.tuple_shapes(i).LeafCount();
+  const Shape& element = shape.tuple_shapes(index);
+  if (!element.IsTuple()) return leaves[first];
+  return HloSharding::Tuple(std::vector<HloSharding>(
+      leaves.begin() + first, leaves.begin() + first + element.LeafCount()));
+}
+
+HloSharding TupleShardingOf(const std::vector<HloSharding>& elements,
+                            const std::vector<Shape>& element_shapes) {
+  std::vector<HloSharding> leaves;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    for (HloSharding& leaf : LeafShardings(elements[i], element_shapes[i])) {
+      leaves.push_back(std::move(leaf));
+    }
+  }
+  return HloSharding::Tuple(std::move(leaves));
+}
+
+std::vector<int64_t> TileIndexOf(const HloSharding& sharding, int64_t device) {
+  std::optional<std::vector<int64_t>> index = sharding.TileIndexForDevice(device);
+  return index ? *index : std::vector<int64_t>{};
+}
+
+TileRange TileRangeOf(const HloSharding& sharding, const Shape& global, int64_t dim,
+                      int64_t device) {
+  const int64_t size = global.dimensions(dim);
+  const int64_t tiles = sharding.IsTiled() && sharding.TiledDataRank() == global.rank()
+                            ? TilesAlong(sharding, dim)
+                            : 1;
+  if (tiles <= 1) return {0, size};
+  const int64_t tile = (size + tiles - 1) / tiles;
+  std::vector<int64_t> index = TileIndexOf(sharding, device);
+  const int64_t at = index.empty() ? 0 : index[dim];
+  return {at * tile, tile};
+}
+
+std::vector<std::vector<int64_t>> GroupsAlong(const HloSharding& sharding,
+                                              absl::Span<const int64_t> dims,
+                                              int64_t num_devices) {
+  std::map<std::vector<int64_t>, std::vector<std::pair<std::vector<int64_t>, int64_t>>> by_key;
+  for (int64_t device = 0; device < num_devices; ++device) {
+    std::vector<int64_t> index = TileIndexOf(sharding, device);
+    std::vector<int64_t> key, along;
+    for (size_t k = 0; k < index.size(); ++k) {
+      const bool grouped =
+          std::find(dims.begin(), dims.end(), static_cast<int64_t>(k)) != dims.end();
+      (grouped ? along : key).push_back(index[k]);
+    }
+    if (index.empty()) key = {device};
+    by_key[key].push_back({along, device});
+  }
+  std::vector<std::vector<int64_t>> groups;
+  for (auto& [key, members] : by_key) {
+    std::sort(members.begin(), members.end());
+    std::vector<int64_t> group;
+    for (const auto& member : members) group.push_back(member.second);
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+HloSharding ReplicatedLike(const Shape& shape) {
+  if (!shape.IsTuple()) return HloSharding::Replicated();
+  return HloSharding::Tuple(std::vector<HloSharding>(shape.LeafCount(), HloSharding::Replicated()));
+}
+
+bool AllSingletons(const std::vector<std::vector<int64_t>>& groups) {
+  return std::all_of(groups.begin(), groups.end(),
+                     [](const std::vector<int64_t>& g) { return g.size() <= 1; });
+}
+
+}  // namespace xlite::spmd
