@@ -4,6 +4,7 @@
 
 #include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/base/saturating.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
@@ -81,7 +82,7 @@ void Liveness::ComputeRanges() {
 
 void Liveness::ComputeProfile() {
   const size_t steps = timeline_.size();
-  std::vector<int64_t> delta(steps + 1, 0), temp_delta(steps + 1, 0);
+  std::vector<WideSum> delta(steps + 1, 0), temp_delta(steps + 1, 0);
   for (const HloBuffer& buffer : aliases_.buffers()) {
     const LiveRange& range = buffer_ranges_[buffer.id];
     if (range.end < range.start || buffer.bytes == 0) continue;
@@ -94,10 +95,11 @@ void Liveness::ComputeProfile() {
   }
   bytes_.assign(steps, 0);
   temp_bytes_.assign(steps, 0);
-  int64_t live = 0, temp = 0;
+  WideSum wide_live = 0, wide_temp = 0;
   for (size_t s = 0; s < steps; ++s) {
-    live += delta[s];
-    temp += temp_delta[s];
+    wide_live += delta[s];
+    wide_temp += temp_delta[s];
+    const int64_t live = ClampToInt64(wide_live), temp = ClampToInt64(wide_temp);
     bytes_[s] = live;
     temp_bytes_[s] = temp;
     if (live > peak_bytes_) {

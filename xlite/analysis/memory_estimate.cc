@@ -4,22 +4,13 @@
 #include <limits>
 
 #include "absl/container/flat_hash_map.h"
+#include "xlite/base/saturating.h"
 
 namespace xlite {
 namespace {
 
-constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+constexpr int64_t kSaturated = kSaturatedInt64;
 constexpr size_t kLargestShown = 5;
-
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? kSaturated : sum;
-}
-
-int64_t SaturatingMultiply(int64_t a, int64_t b) {
-  int64_t product = 0;
-  return __builtin_mul_overflow(a, b, &product) ? kSaturated : product;
-}
 
 int64_t ValueBytes(const Shape& shape) {
   int64_t bytes = CheckedStorageBytes(shape);

@@ -5,6 +5,8 @@
 #include <map>
 #include <numeric>
 
+#include "xlite/base/saturating.h"
+
 namespace xlite {
 namespace {
 
@@ -65,18 +67,18 @@ class PlacedIntervals {
 
 int64_t PeakLiveBytes(const std::vector<HeapInterval>& intervals) {
   // Sweep of +bytes at start and -bytes after end.
-  std::map<int64_t, int64_t> delta;
+  std::map<int64_t, WideSum> delta;
   for (const HeapInterval& interval : intervals) {
     if (interval.bytes <= 0 || interval.end < interval.start) continue;
     delta[interval.start] += interval.bytes;
     delta[interval.end + 1] -= interval.bytes;
   }
-  int64_t live = 0, peak = 0;
+  WideSum live = 0, peak = 0;
   for (const auto& [step, change] : delta) {
     live += change;
     peak = std::max(peak, live);
   }
-  return peak;
+  return ClampToInt64(peak);
 }
 
 }  // namespace
@@ -117,11 +119,11 @@ HeapResult GlobalDecreasingSizeBestFit(const std::vector<HeapInterval>& interval
         best_gap = gap;
         best_offset = cursor;
       }
-      cursor = std::max(cursor, offset + bytes);
+      cursor = std::max(cursor, SaturatingAdd(offset, bytes));
     }
     if (best_offset < 0) best_offset = cursor;  // above everything it overlaps
     result.offsets[id] = best_offset;
-    result.heap_bytes = std::max(result.heap_bytes, best_offset + interval.bytes);
+    result.heap_bytes = std::max(result.heap_bytes, SaturatingAdd(best_offset, interval.bytes));
     placed.Place(id);
   }
   return result;

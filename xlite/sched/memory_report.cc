@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xlite/base/byte_text.h"
+#include "xlite/base/saturating.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
@@ -18,10 +20,13 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   report.module = module.name();
   std::optional<MemorySchedule> chosen;
   int64_t best = INT64_MAX;
+  bool first = true;
   for (MemoryScheduler base : kBaseMemorySchedulers) {
     XLITE_ASSIGN_OR_RETURN(MemorySchedule schedule, ScheduleForMemory(*aliases, base));
     report.scheduler_peaks.push_back({std::string(MemorySchedulerName(base)), schedule.peak_bytes});
-    if (schedule.peak_bytes < best) {
+    // The first always counts: a saturated peak (INT64_MAX) is still a peak.
+    if (first || schedule.peak_bytes < best) {
+      first = false;
       best = schedule.peak_bytes;
       if (scheduler == MemoryScheduler::kBest) chosen = schedule;
     }
@@ -59,9 +64,9 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   report.fragmentation_bytes = assignment.fragmentation_bytes();
   report.buffer_count = static_cast<int64_t>(aliases->buffers().size());
   for (const HloBuffer& buffer : aliases->buffers()) {
-    if (buffer.kind == BufferKind::kEntryParameter) report.parameter_bytes += buffer.bytes;
-    if (buffer.kind == BufferKind::kConstant) report.constant_bytes += buffer.bytes;
-    if (buffer.kind == BufferKind::kOutput) report.output_bytes += buffer.bytes;
+    if (buffer.kind == BufferKind::kEntryParameter) report.parameter_bytes = SaturatingAdd(report.parameter_bytes, buffer.bytes);
+    if (buffer.kind == BufferKind::kConstant) report.constant_bytes = SaturatingAdd(report.constant_bytes, buffer.bytes);
+    if (buffer.kind == BufferKind::kOutput) report.output_bytes = SaturatingAdd(report.output_bytes, buffer.bytes);
   }
   std::vector<int32_t> live = liveness->BuffersLiveAt(report.peak_step);
   report.live_buffers_at_peak = static_cast<int64_t>(live.size());
@@ -105,17 +110,6 @@ std::string Polyline(const std::vector<int64_t>& bytes, double width, double hei
   return points;
 }
 
-std::string HumanBytes(int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  return absl::StrFormat("%.3g %s", value, units[unit]);
-}
-
 std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -142,14 +136,14 @@ std::string MemoryProfileSvg(const MemoryReport& report) {
                         "<text x=\"%.0f\" y=\"20\">%s — %s scheduler, peak %s at step %d (%s)"
                         "</text>\n",
                         left, Escape(report.module), Escape(report.scheduler),
-                        HumanBytes(report.peak_bytes), report.peak_step,
+                        BytesText(report.peak_bytes, /*with_exact=*/false), report.peak_step,
                         Escape(report.peak_instruction));
   absl::StrAppendFormat(&svg,
                         "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
                         "stroke=\"#888\"/>\n",
                         left, top, width, height);
   absl::StrAppendFormat(&svg, "<text x=\"5\" y=\"%.0f\">%s</text>\n", top + 10,
-                        HumanBytes(report.peak_bytes));
+                        BytesText(report.peak_bytes, /*with_exact=*/false));
   absl::StrAppendFormat(&svg, "<text x=\"5\" y=\"%.0f\">0</text>\n", top + height);
   absl::StrAppendFormat(&svg, "<text x=\"%.0f\" y=\"%.0f\">step (0 … %d)</text>\n",
                         left + width / 2 - 40, top + height + 20, report.steps);

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "xlite/base/saturating.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
 
@@ -79,7 +80,7 @@ struct LocalMemory {
           continue;
         }
         if (aliases.buffer(b).kind != BufferKind::kEntryParameter) {
-          defined_bytes[i] += aliases.buffer(b).bytes;
+          defined_bytes[i] = SaturatingAdd(defined_bytes[i], aliases.buffer(b).bytes);
         }
         if (local(b)) bytes[b] = aliases.buffer(b).bytes;
       }
@@ -116,8 +117,9 @@ HloSchedule::Sequence DfsSchedule(const LocalMemory& m, const HloComputation& c)
     extra_users[i] = inst->user_count() > 1 ? inst->user_count() - 1 : 0;
     total_bytes[i] = m.defined_bytes[i];
     for (int32_t p : m.Predecessors(i)) {
-      extra_users[i] += extra_users[p];
-      total_bytes[i] += total_bytes[p];
+      // Sums over a DAG grow exponentially with its depth: saturate.
+      extra_users[i] = SaturatingAdd(extra_users[i], extra_users[p]);
+      total_bytes[i] = SaturatingAdd(total_bytes[i], total_bytes[p]);
     }
   }
   std::vector<std::vector<int32_t>> edges(n);
@@ -181,7 +183,7 @@ HloSchedule::Sequence ListSchedule(const LocalMemory& m) {
     const bool scalar = inst->shape().IsArray() && inst->shape().ElementCount() <= 1;
     int64_t freed = 0;
     for (int32_t b : m.reads[i]) {
-      if (unscheduled_readers.at(b) == 1) freed += m.bytes.contains(b) ? m.bytes.at(b) : 0;
+      if (unscheduled_readers.at(b) == 1) freed = SaturatingAdd(freed, m.bytes.contains(b) ? m.bytes.at(b) : 0);
     }
     const int64_t priority = scalar ? INT64_MAX / 2 : freed - m.defined_bytes[i];
     return {-priority, -inst->user_count(), i};

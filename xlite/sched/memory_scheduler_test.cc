@@ -174,6 +174,36 @@ TEST(MemorySchedulerTest, BestIsNoWorseThanAnyAndBeatsTextOrder) {
   EXPECT_EQ(best->peak_bytes, 1040);
 }
 
+TEST(MemorySchedulerTest, DeepDiamondsAndHugeBuffersSaturateInsteadOfOverflowing) {
+  // Each level reads the previous one twice, so the DFS scheduler's
+  // subgraph sums double per level: 2^100 would overflow int64_t.
+  std::string text = "HloModule diamonds\nENTRY e {\n  v0 = f32[8] parameter(0)\n";
+  for (int i = 1; i <= 100; ++i) {
+    text += "  v" + std::to_string(i) + " = f32[8] add(v" + std::to_string(i - 1) + ", v" +
+            std::to_string(i - 1) + ")\n";
+  }
+  text += "  ROOT r = f32[8] negate(v100)\n}\n";
+  auto deep = Parse(text);
+  ASSERT_NE(deep, nullptr);
+  EXPECT_EQ(EntryOrder(*deep, MemoryScheduler::kDfs).size(), 102u);
+  // Two parameters of 2^62 bytes each: the peak saturates at INT64_MAX.
+  auto huge = Parse(R"(
+HloModule huge
+ENTRY e {
+  a = f32[1152921504606846976] parameter(0)
+  b = f32[1152921504606846976] parameter(1)
+  ROOT c = f32[1152921504606846976] add(a, b)
+})");
+  ASSERT_NE(huge, nullptr);
+  auto aliases = AliasAnalysis::Run(*huge);
+  ASSERT_TRUE(aliases.ok()) << aliases.status();
+  for (MemoryScheduler s : {MemoryScheduler::kDfs, MemoryScheduler::kList, MemoryScheduler::kBest}) {
+    auto schedule = ScheduleForMemory(**aliases, s);
+    ASSERT_TRUE(schedule.ok()) << schedule.status();
+    EXPECT_EQ(schedule->peak_bytes, INT64_MAX) << MemorySchedulerName(s);
+  }
+}
+
 TEST(HloMemorySchedulerPassTest, SchedulesVerifiesRoundTripsAndComputesTheSame) {
   RegisterSchedulingPasses();
   auto pass = CreatePass("hlo-memory-scheduler");

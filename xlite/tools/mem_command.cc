@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
+#include "xlite/base/byte_text.h"
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/tools/commands.h"
@@ -27,29 +28,17 @@ struct MemOptionsCli {
   std::string svg;
 };
 
-std::string Bytes(int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  return unit == 0 ? absl::StrFormat("%d B", bytes)
-                   : absl::StrFormat("%.4g %s (%d B)", value, units[unit], bytes);
-}
-
 std::string ReportText(const MemoryReport& r) {
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\n", r.module);
   absl::StrAppendFormat(&out, "scheduler: %s\n", r.scheduler);
-  absl::StrAppendFormat(&out, "peak: %s at step %d of %d (%s in %s)\n", Bytes(r.peak_bytes),
+  absl::StrAppendFormat(&out, "peak: %s at step %d of %d (%s in %s)\n", BytesText(r.peak_bytes),
                         r.peak_step, r.steps, r.peak_instruction, r.peak_computation);
-  absl::StrAppendFormat(&out, "temporaries peak: %s\n", Bytes(r.temp_peak_bytes));
+  absl::StrAppendFormat(&out, "temporaries peak: %s\n", BytesText(r.temp_peak_bytes));
   absl::StrAppendFormat(&out, "parameters: %s, constants: %s, outputs: %s\n",
-                        Bytes(r.parameter_bytes), Bytes(r.constant_bytes), Bytes(r.output_bytes));
+                        BytesText(r.parameter_bytes), BytesText(r.constant_bytes), BytesText(r.output_bytes));
   absl::StrAppendFormat(&out, "arena of temporaries and outputs: %s, fragmentation %s\n",
-                        Bytes(r.arena_bytes), Bytes(r.fragmentation_bytes));
+                        BytesText(r.arena_bytes), BytesText(r.fragmentation_bytes));
   out += "peak by scheduler:";
   for (const auto& [name, bytes] : r.scheduler_peaks) {
     absl::StrAppendFormat(&out, " %s %d", name, bytes);

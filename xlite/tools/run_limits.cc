@@ -13,27 +13,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "xlite/analysis/memory_estimate.h"
+#include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/multi_device.h"
 
 namespace xlite::tools {
 namespace {
-
-// A byte count as people read it: `12.3 GiB (13207024435 bytes)`.
-std::string BytesText(int64_t bytes) {
-  if (bytes == INT64_MAX) return "more than 2^63 bytes";
-  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 6) {
-    value /= 1024;
-    ++unit;
-  }
-  if (unit == 0) return absl::StrCat(bytes, " bytes");
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f %s", value, units[unit]);
-  return absl::StrCat(text, " (", bytes, " bytes)");
-}
 
 // Time past the deadline the evaluator gets to stop on its own (it checks
 // between instructions) before the watchdog ends the process.

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/sched/async_collectives.h"
@@ -81,8 +82,9 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
                         s.lower_bound_seconds > 0
                             ? 100 * (s.step_seconds / s.lower_bound_seconds - 1)
                             : 0.0);
-  absl::StrAppendFormat(&out, "peak memory: %d bytes (base memory schedule %d, limit %d)\n",
-                        r.peak_bytes, r.base_peak_bytes, r.memory_limit_bytes);
+  absl::StrAppendFormat(&out, "peak memory: %s (base memory schedule %s, limit %s)\n",
+                        BytesText(r.peak_bytes), BytesText(r.base_peak_bytes, false),
+                        BytesText(r.memory_limit_bytes, false));
   if (!r.kept_base_order.empty()) {
     absl::StrAppendFormat(&out, "kept the memory order (limit): %s\n",
                           absl::StrJoin(r.kept_base_order, ", "));

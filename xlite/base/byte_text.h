@@ -1,0 +1,17 @@
+// Byte counts as people read them, the one formatter every report uses:
+// `4 bytes`, `37.3 GiB (40000000000 bytes)`, and for a saturated count
+// (INT64_MAX, a total that overflowed) `more than 2^63 bytes`.
+#ifndef XLITE_BASE_BYTE_TEXT_H_
+#define XLITE_BASE_BYTE_TEXT_H_
+
+#include <cstdint>
+#include <string>
+
+namespace xlite {
+
+// `with_exact` appends the exact count in parentheses once a unit is used.
+std::string BytesText(int64_t bytes, bool with_exact = true);
+
+}  // namespace xlite
+
+#endif  // XLITE_BASE_BYTE_TEXT_H_
