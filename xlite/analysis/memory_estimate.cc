@@ -1,7 +1,6 @@
 #include "xlite/analysis/memory_estimate.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "absl/container/flat_hash_map.h"
 #include "xlite/base/saturating.h"
