@@ -2,7 +2,6 @@
 // the report XLA prints only on OOM — with the working set of while bodies,
 // conditionals and calls counted at their call site, every memory
 // scheduler's peak side by side, and the bytes over the schedule as an SVG.
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/passes/flatten_call_graph.h"
+#include "xlite/runtime/npy_io.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -120,10 +120,9 @@ int RunMem(const MemOptionsCli& options) {
       return kExitInvalidInput;
     }
     if (!options.svg.empty() && i == 0) {
-      std::ofstream file(options.svg);
-      file << MemoryProfileSvg(*report);
-      if (!file.good()) {
-        PrintError(absl::StrCat("error: cannot write ", options.svg));
+      absl::Status written = runtime::WriteBinaryFile(options.svg, MemoryProfileSvg(*report));
+      if (!written.ok()) {
+        PrintError(absl::StrCat("error: ", written.message()));
         return kExitInvalidInput;
       }
     }

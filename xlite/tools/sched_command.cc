@@ -5,7 +5,6 @@
 // module on request.
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/flatten_call_graph.h"
+#include "xlite/runtime/npy_io.h"
 #include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/latency_hiding_scheduler.h"
@@ -192,10 +192,10 @@ int RunSched(const SchedOptionsCli& options) {
       return kExitInvalidInput;
     }
     if (!options.trace.empty() && i == 0) {
-      std::ofstream file(options.trace);
-      file << TraceJson(report->scheduled, module.name()) << "\n";
-      if (!file.good()) {
-        PrintError(absl::StrCat("error: cannot write ", options.trace));
+      absl::Status written = runtime::WriteBinaryFile(
+          options.trace, TraceJson(report->scheduled, module.name()) + "\n");
+      if (!written.ok()) {
+        PrintError(absl::StrCat("error: ", written.message()));
         return kExitInvalidInput;
       }
     }
@@ -209,10 +209,9 @@ int RunSched(const SchedOptionsCli& options) {
     }
   }
   if (!options.output.empty()) {
-    std::ofstream file(options.output);
-    file << scheduled_text;
-    if (!file.good()) {
-      PrintError(absl::StrCat("error: cannot write ", options.output));
+    absl::Status written = runtime::WriteBinaryFile(options.output, scheduled_text);
+    if (!written.ok()) {
+      PrintError(absl::StrCat("error: ", written.message()));
       return kExitInvalidInput;
     }
   }
