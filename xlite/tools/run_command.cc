@@ -18,6 +18,7 @@
 #include "xlite/runtime/npy_io.h"
 #include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"
+#include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/out_of_memory.h"
@@ -37,6 +38,8 @@ struct RunOptions {
   std::string output;
   std::string save_inputs;
   std::string backend = "interpreter";
+  int threads = 0;                // 0: one per core
+  bool profile = false;           // print the backend's time per kernel/thunk
   int64_t print_elements = 8;
   std::optional<int64_t> memory_budget;
   std::optional<double> timeout_seconds;
@@ -117,9 +120,9 @@ Failure EvaluationFailure(const absl::Status& status, const RunOptions& options)
 
 // `mpi` is this process's rank under --communicator mpi, else null.
 std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
-  if (options.backend != "interpreter") {
+  if (!IsBackend(options.backend)) {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
-                                            "' (available: interpreter)")};
+                                            "' (available: ", AvailableBackends(), ")")};
   }
   if (!options.input_files.empty() && !options.inputs_npz.empty()) {
     return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
@@ -184,6 +187,11 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   eval_options.rng_seed = options.seed.value_or(0);
   eval_options.deadline = StartDeadline(options.timeout_seconds);
   int64_t devices = module.config().DeviceCount();
+  if (options.backend != "interpreter" && (options.spmd || mpi != nullptr || devices > 1)) {
+    return Failure{kExitUsage, absl::StrCat("not supported yet: --backend ", options.backend,
+                                            " on multi-device modules, --spmd or --communicator "
+                                            "mpi (use --backend interpreter)")};
+  }
   SetActivity(absl::StrCat("evaluating ", source->name));
   std::vector<Literal> results;
   if (options.spmd) {
@@ -236,11 +244,23 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
     if (!mpi->is_root()) return std::nullopt;
     results = *std::move(all);
   } else if (devices == 1) {
-    Evaluator evaluator(eval_options);
-    absl::StatusOr<Literal> result = evaluator.Run(module, args);
+    runtime::CompileOptions compile_options;
+    compile_options.threads = options.threads;
+    compile_options.profile = options.profile;
+    absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
+        CompileForBackend(options.backend, module, compile_options);
+    if (!executable.ok()) {
+      return Failure{kExitInvalidInput,
+                     absl::StrCat("compilation failed: ", executable.status().message())};
+    }
+    runtime::ExecuteOptions execute_options;
+    execute_options.rng_seed = eval_options.rng_seed;
+    execute_options.deadline = eval_options.deadline;
+    absl::StatusOr<Literal> result = (*executable)->Execute(args, execute_options);
     if (!result.ok()) {
       return EvaluationFailure(result.status(), options);
     }
+    if (options.profile) std::cerr << (*executable)->ProfileReport();
     results.push_back(*std::move(result));
   } else {
     std::vector<std::vector<Literal>> per_device;
@@ -294,8 +314,16 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   command->add_option("--save-inputs", options->save_inputs,
                       "Write the arguments used (e.g. generated ones) to this .npz as arg0, "
                       "arg1..., for a later --inputs");
-  command->add_option("--backend", options->backend, "Backend to run on (interpreter)")
+  command->add_option("--backend", options->backend,
+                      absl::StrCat("Backend to run on (", AvailableBackends(), ")"))
       ->capture_default_str();
+  command->add_option("--threads", options->threads,
+                      "Worker threads of the backend (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--profile", options->profile,
+                    "Print the time per fused computation/thunk to stderr (backends that keep "
+                    "one; the interpreter keeps none)");
   command->add_option("--print-elements", options->print_elements,
                       "Leading elements shown per leaf")
       ->capture_default_str()
