@@ -46,8 +46,6 @@ absl::StatusOr<std::string> SerializeNpz(absl::Span<const NamedArray> arrays,
                                          const NpzWriteOptions& options = {});
 
 // File wrappers of the above.
-absl::StatusOr<std::string> ReadBinaryFile(const std::string& path);
-absl::Status WriteBinaryFile(const std::string& path, std::string_view bytes);
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
 absl::StatusOr<std::vector<NamedArray>> ReadNpzFile(const std::string& path);
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "xlite/runtime/binary_file.h"
 #include "xlite/text/parser.h"
 
 namespace xlite::runtime {

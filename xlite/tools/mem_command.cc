@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/passes/flatten_call_graph.h"
-#include "xlite/runtime/npy_io.h"
+#include "xlite/runtime/binary_file.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"

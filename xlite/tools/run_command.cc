@@ -15,6 +15,7 @@
 #include "xlite/eval/multi_device.h"
 #include "xlite/ir/computation.h"
 #include "xlite/runtime/array_summary.h"
+#include "xlite/runtime/binary_file.h"
 #include "xlite/runtime/npy_io.h"
 #include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"

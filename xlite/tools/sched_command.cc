@@ -17,7 +17,7 @@
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/flatten_call_graph.h"
-#include "xlite/runtime/npy_io.h"
+#include "xlite/runtime/binary_file.h"
 #include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/latency_hiding_scheduler.h"
