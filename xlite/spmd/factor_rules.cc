@@ -136,8 +136,10 @@ FactorRule Transpose(const HloInstruction& inst) {
   return b.Take();
 }
 
-// Reduce (variadic): result i relates to input i; reduced dims are
-// reduction factors; init values are not related.
+// Reduce (variadic): every input and every result share the kept dims (XLA
+// gives all inputs of a variadic reduce, and all its results, one sharding:
+// an argmax's iota takes the values' sharding); reduced dims are reduction
+// factors; init values are not related.
 FactorRule Reduce(const HloInstruction& inst) {
   RuleBuilder b("reduce");
   const int64_t n = inst.operand_count() / 2;
@@ -152,7 +154,7 @@ FactorRule Reduce(const HloInstruction& inst) {
     input.push_back({f});
     if (!reduced) kept.push_back({f});
   }
-  for (int64_t i = 0; i < n; ++i) b.Operand(input, i);
+  for (int64_t i = 0; i < n; ++i) b.Operand(input);
   for (int64_t i = 0; i < n; ++i) b.Operand(std::nullopt);
   for (int64_t i = 0; i < n; ++i) b.Result(kept);
   return b.Take();
