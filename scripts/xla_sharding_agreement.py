@@ -230,6 +230,146 @@ def mesh_3d_partial(jax, jnp):
     return jax.jit(f, in_shardings=(_ns(m, "a", "b"), _ns(m, "b", None))), args
 
 
+@workload
+def transformer_dp_tp(jax, jnp):
+    m = _mesh(jax, (2, 4), ("dp", "tp"))
+    def f(x, wq, wk, wv, wo, w1, w2):
+        q, k, v = x @ wq, x @ wk, x @ wv
+        b, s, _ = x.shape
+        q = q.reshape(b, s, 4, 16)
+        k = k.reshape(b, s, 4, 16)
+        v = v.reshape(b, s, 4, 16)
+        p = jax.nn.softmax(jnp.einsum("bqhd,bkhd->bhqk", q, k), axis=-1)
+        a = jnp.einsum("bhqk,bkhd->bqhd", p, v).reshape(b, s, 64) @ wo
+        h = x + a
+        return h + jax.nn.relu(h @ w1) @ w2
+    col, row = _ns(m, None, "tp"), _ns(m, "tp", None)
+    args = (jnp.ones((4, 16, 64)),) + tuple(jnp.ones((64, 64)) for _ in range(4)) + (
+        jnp.ones((64, 128)), jnp.ones((128, 64)))
+    return jax.jit(f, in_shardings=(_ns(m, "dp", None, None), col, col, col, row, col, row)), args
+
+
+@workload
+def reshape_merge_split(jax, jnp):
+    m = _mesh(jax, (2, 4), ("x", "y"))
+    def f(a):
+        flat = jnp.cos(a.reshape(512))
+        return flat.reshape(4, 128) + 1.0
+    return jax.jit(f, in_shardings=(_ns(m, "x", "y"),)), (jnp.ones((16, 32)),)
+
+
+@workload
+def scan_stacked_layers(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(x, ws):
+        def layer(h, w):
+            return jnp.tanh(h @ w), None
+        return jax.lax.scan(layer, x, ws)[0]
+    args = (jnp.ones((64, 32)), jnp.ones((3, 32, 32)))
+    return jax.jit(f, in_shardings=(_ns(m, "d", None), _ns(m))), args
+
+
+@workload
+def dynamic_update_slice(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(buf, upd, i):
+        return jax.lax.dynamic_update_slice(buf, upd, (i, 0)) * 2.0
+    args = (jnp.ones((64, 32)), jnp.ones((8, 32)), jnp.int32(3))
+    return jax.jit(f, in_shardings=(_ns(m, None, "d"), _ns(m, None, "d"), _ns(m))), args
+
+
+@workload
+def outer_product_2d(jax, jnp):
+    m = _mesh(jax, (2, 4), ("x", "y"))
+    def f(a, b):
+        return jnp.exp(a[:, None] * b[None, :])
+    args = (jnp.ones((32,)), jnp.ones((64,)))
+    return jax.jit(f, in_shardings=(_ns(m, "x"), _ns(m, "y"))), args
+
+
+@workload
+def contracting_sharded(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(a, b):
+        return jax.nn.sigmoid(a @ b)
+    args = (jnp.ones((16, 256)), jnp.ones((256, 32)))
+    return jax.jit(f, in_shardings=(_ns(m, None, "d"), _ns(m, "d", None))), args
+
+
+@workload
+def conv_out_channels(jax, jnp):
+    m = _mesh(jax, (2, 4), ("b", "o"))
+    def f(x, w):
+        return jax.lax.conv_general_dilated(x, w, (1, 1), "VALID",
+                                            dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    args = (jnp.ones((4, 8, 12, 12)), jnp.ones((16, 8, 3, 3)))
+    return jax.jit(f, in_shardings=(_ns(m, "b", None, None, None),
+                                    _ns(m, "o", None, None, None))), args
+
+
+@workload
+def cross_entropy_vocab(jax, jnp):
+    m = _mesh(jax, (2, 4), ("b", "v"))
+    def f(logits, labels):
+        logp = jax.nn.log_softmax(logits, axis=-1)
+        onehot = jax.nn.one_hot(labels, logits.shape[-1])
+        return -(logp * onehot).sum(axis=-1).mean()
+    args = (jnp.ones((16, 512)), jnp.zeros((16,), dtype=jnp.int32))
+    return jax.jit(f, in_shardings=(_ns(m, "b", "v"), _ns(m, "b"))), args
+
+
+@workload
+def where_broadcast(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(x, t):
+        return jnp.where(x > t, x, 0.5 * x)
+    args = (jnp.ones((64, 16)), jnp.float32(0.1))
+    return jax.jit(f, in_shardings=(_ns(m, "d", None), _ns(m))), args
+
+
+@workload
+def flip_transpose_3d(jax, jnp):
+    m = _mesh(jax, (2, 4), ("x", "y"))
+    def f(a):
+        return jnp.flip(jnp.transpose(a, (2, 0, 1)), axis=1) - 1.0
+    return jax.jit(f, in_shardings=(_ns(m, "x", None, "y"),)), (jnp.ones((8, 6, 16)),)
+
+
+@workload
+def top_k_rows(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(x):
+        return jax.lax.top_k(x, 4)[0]
+    return jax.jit(f, in_shardings=(_ns(m, "d", None),)), (jnp.ones((64, 128)),)
+
+
+@workload
+def take_along_axis(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(x, idx):
+        return jnp.take_along_axis(x, idx, axis=1)
+    args = (jnp.ones((64, 32)), jnp.zeros((64, 4), dtype=jnp.int32))
+    return jax.jit(f, in_shardings=(_ns(m, "d", None), _ns(m, "d", None))), args
+
+
+@workload
+def output_constraint_only(jax, jnp):
+    m = _mesh(jax, (2, 4), ("x", "y"))
+    def f(a, b):
+        c = jnp.tanh(a) @ b
+        return jax.lax.with_sharding_constraint(c, _ns(m, "x", "y"))
+    args = (jnp.ones((32, 16)), jnp.ones((16, 64)))
+    return jax.jit(f), args
+
+
+@workload
+def pad_sharded_dim(jax, jnp):
+    m = _mesh(jax, (8,), ("d",))
+    def f(x):
+        return jnp.pad(x, ((0, 0), (2, 6))) + 1.0
+    return jax.jit(f, in_shardings=(_ns(m, None, "d"),)), (jnp.ones((8, 64)),)
+
+
 # --------------------------------------------------------------- comparing
 
 INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*(.*)$")

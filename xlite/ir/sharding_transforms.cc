@@ -164,6 +164,30 @@ HloSharding TransposeSharding(const HloSharding& sharding, absl::Span<const int6
   return ProjectSharding(sharding, DimMapping(rank, rank, target_of_source));
 }
 
+HloSharding ReverseTileOrder(const HloSharding& sharding, absl::Span<const int64_t> dims) {
+  if (!sharding.IsTiled()) return sharding;
+  const TileAssignment& tiles = sharding.tile_assignment();
+  const std::vector<int64_t>& shape = tiles.dims();
+  bool flips = false;
+  for (int64_t d : dims) flips = flips || (d >= 0 && d < sharding.TiledDataRank() && shape[d] > 1);
+  if (!flips) return sharding;
+  std::vector<int64_t> devices(tiles.num_elements());
+  for (int64_t linear = 0; linear < tiles.num_elements(); ++linear) {
+    std::vector<int64_t> at = RowMajorCoordinates(linear, shape);
+    for (int64_t d : dims) {
+      if (d >= 0 && d < sharding.TiledDataRank()) at[d] = shape[d] - 1 - at[d];
+    }
+    int64_t source = 0;
+    for (size_t k = 0; k < shape.size(); ++k) source = source * shape[k] + at[k];
+    devices[linear] = tiles.DeviceAt(source);
+  }
+  HloSharding out = HloSharding::Tiled(CanonicalTileAssignment(shape, devices),
+                                       sharding.replicate_on_last_tile_dim(),
+                                       sharding.subgroup_types());
+  out.mutable_metadata() = sharding.metadata();
+  return out;
+}
+
 HloSharding PartiallyReplicateDims(const HloSharding& sharding, absl::Span<const int64_t> dims) {
   if (!sharding.IsTiled()) return sharding;
   const int64_t rank = sharding.TiledDataRank();

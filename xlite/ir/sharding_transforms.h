@@ -34,6 +34,10 @@ HloSharding ProjectSharding(const HloSharding& source, const FactorMapping& mapp
 
 // Target dim k is source dim perm[k].
 HloSharding TransposeSharding(const HloSharding& sharding, absl::Span<const int64_t> perm);
+// The sharding of a reverse's result from its operand's (and back): the tile
+// order flips along the reversed `dims` (XLA's ReverseSharding), so a device
+// holds the mirror of the shard it held. Exact when the dims divide evenly.
+HloSharding ReverseTileOrder(const HloSharding& sharding, absl::Span<const int64_t> dims);
 // The tiles of `dims` become replication (XLA's
 // PartiallyReplicateTiledShardingOnDims).
 HloSharding PartiallyReplicateDims(const HloSharding& sharding, absl::Span<const int64_t> dims);

@@ -96,6 +96,21 @@ TEST(ShardingTransformsTest, TransposeKeepsSubgroups) {
   EXPECT_EQ(P(TransposeSharding(HloSharding::Manual(), {1, 0})), "{manual}");
 }
 
+TEST(ShardingTransformsTest, ReverseMirrorsTileOrder) {
+  // XLA's result for jnp.flip(transpose(x), axis=1) on a 2x4 mesh.
+  EXPECT_EQ(P(ReverseTileOrder(S("{devices=[4,2,1]<=[2,4]T(1,0)}"), {1})),
+            "{devices=[4,2,1]4,0,5,1,6,2,7,3}");
+  EXPECT_EQ(P(ReverseTileOrder(S("{devices=[4,1]<=[4]}"), {0})), "{devices=[4,1]3,2,1,0}");
+  // Replication groups and subgroups stay; an unsplit reversed dim changes nothing.
+  EXPECT_EQ(P(ReverseTileOrder(S("{devices=[2,1,2]<=[4] last_tile_dim_replicate}"), {0})),
+            "{devices=[2,1,2]2,3,0,1 last_tile_dim_replicate}");
+  EXPECT_EQ(P(ReverseTileOrder(S("{devices=[1,4]<=[4]}"), {0})), "{devices=[1,4]<=[4]}");
+  EXPECT_EQ(P(ReverseTileOrder(HloSharding::Replicated(), {0})), "{replicated}");
+  // Mirroring twice gives the sharding back.
+  HloSharding s = S("{devices=[2,2,2]<=[2,2,2]T(2,0,1)}");
+  EXPECT_EQ(ReverseTileOrder(ReverseTileOrder(s, {0, 2}), {0, 2}), s);
+}
+
 TEST(ShardingTransformsTest, PartialReplicationAndDims) {
   EXPECT_EQ(P(PartiallyReplicateDims(S("{devices=[2,2]<=[4]}"), {1})),
             "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");

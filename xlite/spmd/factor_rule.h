@@ -43,6 +43,8 @@ struct FactorRule {
   // Operands in the order their shardings are tried forward (XLA tries a
   // dot's larger operand first); empty = operand order.
   std::vector<int64_t> forward_order;
+  // Dims whose tile order flips between operand and result (reverse).
+  std::vector<int64_t> reversed_dims;
   // Backward, an operand's sharding from the result is merged with what the
   // other operands imply (dot/convolution, as XLA's InferDotOperandSharding).
   bool merge_other_operands_backward = false;

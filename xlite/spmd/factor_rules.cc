@@ -492,12 +492,16 @@ std::optional<FactorRule> FactorRuleOf(const HloInstruction& inst) {
     case HloOpcode::kSlice:
     case HloOpcode::kPad:
     case HloOpcode::kConcatenate:
-    case HloOpcode::kReverse:
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter:
     case HloOpcode::kMap:
     case HloOpcode::kSetDimensionSize:
       return Identity(inst, "same-dims", /*any_size=*/true);
+    case HloOpcode::kReverse: {
+      FactorRule rule = Identity(inst, "reverse", /*any_size=*/false);
+      rule.reversed_dims = inst.dimensions();
+      return rule;
+    }
     // Collectives already in manual code: dims of equal size relate.
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllGather:
@@ -549,6 +553,10 @@ FactorMapping MappingBetween(const FactorRule& rule, const TensorFactors& from,
 HloSharding ProjectThrough(const FactorRule& rule, const TensorFactors& from,
                            const TensorFactors& to, const HloSharding& sharding) {
   if (!sharding.IsTiled()) return sharding;
+  if (!rule.reversed_dims.empty()) {
+    // Reverse: one operand with the result's dims, tiles mirrored.
+    return ReverseTileOrder(sharding, rule.reversed_dims);
+  }
   bool identity = from.size() == to.size();
   for (size_t d = 0; identity && d < from.size(); ++d) {
     identity = from[d].size() == 1 && from[d] == to[d] &&

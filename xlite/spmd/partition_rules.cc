@@ -29,8 +29,10 @@ bool TrivialWindow(const WindowDimension& w) {
 
 // Result dims the op itself cannot compute on shards, beyond its rule's
 // kNeedReplication factors: dims it slices, pads, reverses, concatenates,
-// windows or updates in part.
-std::vector<int64_t> OpFixedDims(const HloInstruction& inst, const Shape& out) {
+// windows or updates in part; a reverse, the reversed dims `wanted` does not
+// split evenly (even ones are exact with the tile order mirrored).
+std::vector<int64_t> OpFixedDims(const HloInstruction& inst, const Shape& out,
+                                 const HloSharding& wanted) {
   std::vector<int64_t> fixed;
   const int64_t rank = out.rank();
   const Shape& in = inst.operand(0)->shape();
@@ -52,9 +54,13 @@ std::vector<int64_t> OpFixedDims(const HloInstruction& inst, const Shape& out) {
       break;
     }
     case HloOpcode::kConcatenate:
-    case HloOpcode::kReverse:
     case HloOpcode::kSetDimensionSize:
       fixed = inst.dimensions();
+      break;
+    case HloOpcode::kReverse:
+      for (int64_t d : inst.dimensions()) {
+        if (out.dimensions(d) % TilesAlong(wanted, d) != 0) fixed.push_back(d);
+      }
       break;
     case HloOpcode::kReduceWindow:
     case HloOpcode::kSelectAndScatter: {
@@ -136,7 +142,7 @@ struct Candidate {
 std::optional<Candidate> Derive(const HloInstruction& inst, const FactorRule& rule,
                                 const Shape& out, HloSharding wanted) {
   const TensorFactors& result_factors = rule.results[0];
-  std::vector<int64_t> fixed = OpFixedDims(inst, out);
+  std::vector<int64_t> fixed = OpFixedDims(inst, out, wanted);
   for (int64_t d : UnsplittableDims(rule, result_factors, out, wanted)) fixed.push_back(d);
   // A result dim no related operand carries is computed whole, except the
   // dims a broadcast creates.

@@ -327,6 +327,22 @@ ENTRY %e (a: s32[10,4]) -> s32[10,4] {
   ROOT %r = s32[10,4] reverse(%a), dimensions={0}, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
+    {"reverse_even_mirrored", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[8,4]) -> s32[8,4] {
+  %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %r = s32[8,4] reverse(%a), dimensions={0}
+  ROOT %n = s32[8,4] negate(%r)
+})",
+     {4}},
+    {"reverse_2d_mesh", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[4,6,8]) -> s32[8,4,6] {
+  %a = s32[4,6,8] parameter(0), sharding={devices=[2,1,2]<=[4]}
+  %t = s32[8,4,6] transpose(%a), dimensions={2,0,1}
+  ROOT %r = s32[8,4,6] reverse(%t), dimensions={0,1}, sharding={devices=[2,2,1]<=[4]}
+})",
+     {4}},
     {"sort", R"(
 HloModule m, num_partitions=4
 %lt (p: s32[], q: s32[]) -> pred[] {
