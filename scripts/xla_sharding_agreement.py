@@ -11,7 +11,9 @@ pipeline on XLA's *before* module, and the script compares:
   counted): the same sharding (compared after
   both modules are printed by `xlite fmt`, so equal meanings print alike),
   a different one, or none from xlite;
-- the collectives of the partitioned entry computation, by opcode.
+- the collectives of the partitioned entry computation, by opcode;
+- the numbers: `xlite run --spmd` (partitioned, 8 devices on threads) against
+  the unpartitioned `xlite run` on the same random inputs.
 
 It needs jax (e.g. `python3 -m venv build/jax-venv && build/jax-venv/bin/pip
 install jax`) and runs under that interpreter:
@@ -429,6 +431,37 @@ def xlite(xlite_bin, args, text):
     return run.stdout, None
 
 
+def same_numbers(xlite_bin, text, work):
+    """'ok', or what differs between the partitioned and the plain run."""
+    import numpy as np
+    path = os.path.join(work, "module.hlo")
+    with open(path, "w") as f:
+        f.write(text)
+    outs = []
+    for extra, name in (([], "plain.npz"), (["--spmd"], "spmd.npz")):
+        out = os.path.join(work, name)
+        run = subprocess.run([xlite_bin, "run", path, "--random", "0", "--output", out] + extra,
+                             capture_output=True, text=True, timeout=300)
+        if run.returncode != 0:
+            lines = run.stderr.strip().splitlines()
+            return f"{' '.join(extra) or 'plain'} run failed: {lines[-1] if lines else run.returncode}"
+        outs.append(np.load(out))
+    for key in outs[1].files:  # the global results; the plain run has every device too
+        a, b = outs[0][key], outs[1][key]
+        if a.shape != b.shape:
+            return f"{key}: shape {a.shape} vs {b.shape}"
+        if a.dtype.kind == "f":
+            # Sums split over devices round differently: relative to the
+            # result's magnitude.
+            scale = float(np.nanmax(np.abs(a))) if a.size else 0.0
+            err = float(np.nanmax(np.abs(a - b))) if a.size else 0.0
+            if err > 1e-5 * max(scale, 1.0):
+                return f"{key}: max abs diff {err} at magnitude {scale}"
+        elif not np.array_equal(a, b):
+            return f"{key}: {np.sum(a != b)} elements differ"
+    return "ok"
+
+
 def find_dump(dump_dir, module, part):
     names = sorted(n for n in os.listdir(dump_dir)
                    if module in n and part in n and n.endswith(".txt"))
@@ -448,7 +481,8 @@ def main():
     import jax.numpy as jnp
 
     totals = collections.Counter()
-    print(f"{'workload':22} {'xla':>4} {'same':>5} {'diff':>5} {'none':>5}   collectives xla | xlite")
+    print(f"{'workload':22} {'xla':>4} {'same':>5} {'diff':>5} {'none':>5} {'numbers':>7}   "
+          "collectives xla | xlite")
     for name, build in WORKLOADS.items():
         if opts.only and name not in opts.only:
             continue
@@ -486,8 +520,13 @@ def main():
         xla_coll = entry_collectives(xla_part)
         our_coll = entry_collectives(ours_part) if ours_part else None
         fmt = lambda c: ",".join(f"{k}:{c[k]}" for k in COLLECTIVES if c[k]) or "none"
-        print(f"{name:22} {len(theirs):4} {len(same):5} {len(diff):5} {len(none):5}   "
+        numbers = same_numbers(opts.xlite, before, done)
+        print(f"{name:22} {len(theirs):4} {len(same):5} {len(diff):5} {len(none):5} "
+              f"{'ok' if numbers == 'ok' else 'WRONG':>7}   "
               f"{fmt(xla_coll)} | {fmt(our_coll) if our_coll is not None else 'failed: ' + str(err3)}")
+        if numbers != "ok":
+            print(f"    numbers: {numbers}")
+        totals["same_numbers"] += numbers == "ok"
         if opts.verbose:
             for k in diff:
                 print(f"    {k}: xla {theirs[k]}  xlite {mine[k]}")
@@ -503,7 +542,8 @@ def main():
         print(f"total: {totals['same']}/{totals['xla']} instructions with XLA's sharding "
               f"({100.0 * totals['same'] / totals['xla']:.1f}%), {totals['diff']} different, "
               f"{totals['none']} unsharded; same collective counts on "
-              f"{totals['same_collectives']}/{totals['workloads']} workloads")
+              f"{totals['same_collectives']}/{totals['workloads']} workloads; partitioned run equal "
+              f"to the plain run on {totals['same_numbers']}/{totals['workloads']}")
     if not opts.keep:
         shutil.rmtree(dump_dir, ignore_errors=True)
 
