@@ -1,11 +1,14 @@
 #include "xlite/sched/sched_passes.h"
 
+#include <limits>
+
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/latency_hiding_scheduler.h"
+#include "xlite/sched/rematerialization.h"
 
 namespace xlite {
 namespace {
@@ -36,6 +39,13 @@ absl::StatusOr<std::unique_ptr<HloPass>> MakeLatencyHidingScheduler(PassArgs& ar
       std::make_unique<LatencyHidingSchedulerPass>(std::move(device), options));
 }
 
+absl::StatusOr<std::unique_ptr<HloPass>> MakeRematerialization(PassArgs& args) {
+  // Without a limit every peak fits and the pass changes nothing.
+  XLITE_ASSIGN_OR_RETURN(int64_t limit,
+                         args.TakeInt("memory_limit", std::numeric_limits<int64_t>::max(), 0));
+  return std::unique_ptr<HloPass>(std::make_unique<RematerializationPass>(limit));
+}
+
 }  // namespace
 
 void RegisterSchedulingPasses() {
@@ -57,6 +67,10 @@ void RegisterSchedulingPasses() {
        "(default: the base schedule's peak), max_in_flight=1 per collective kind); sets "
        "is_scheduled",
        MakeLatencyHidingScheduler},
+      {"rematerialization",
+       "recomputes values live across the peak just before their later uses until the peak of "
+       "live bytes fits memory_limit=BYTES (default: no limit; schedules for memory first when unscheduled)",
+       MakeRematerialization},
   };
   for (const PassInfo& info : passes) RegisterPass(info);
 }

@@ -21,6 +21,7 @@
 #include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/latency_hiding_scheduler.h"
+#include "xlite/sched/rematerialization.h"
 #include "xlite/sched/memory_scheduler.h"
 #include "xlite/sched/step_estimate.h"
 #include "xlite/sched/trace.h"
@@ -47,6 +48,9 @@ struct SchedReport {
   std::string module;
   StepEstimate scheduled, sync;
   int64_t peak_bytes = 0, base_peak_bytes = 0, memory_limit_bytes = 0;
+  // When the memory schedule's peak was over the limit: its peak, and the
+  // instructions rematerialization recomputed to fit.
+  int64_t memory_schedule_peak_bytes = 0, rematerialized = 0;
   std::vector<std::string> kept_base_order;
   double scheduling_seconds = 0;
 };
@@ -85,6 +89,11 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   absl::StrAppendFormat(&out, "peak memory: %s (base memory schedule %s, limit %s)\n",
                         BytesText(r.peak_bytes), BytesText(r.base_peak_bytes, false),
                         BytesText(r.memory_limit_bytes, false));
+  if (r.rematerialized > 0) {
+    absl::StrAppendFormat(&out, "rematerialized %d instruction%s (memory schedule peak %s)\n",
+                          r.rematerialized, r.rematerialized == 1 ? "" : "s",
+                          BytesText(r.memory_schedule_peak_bytes, false));
+  }
   if (!r.kept_base_order.empty()) {
     absl::StrAppendFormat(&out, "kept the memory order (limit): %s\n",
                           absl::StrJoin(r.kept_base_order, ", "));
@@ -125,6 +134,7 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
   json["peak_bytes"] = r.peak_bytes;
   json["base_peak_bytes"] = r.base_peak_bytes;
   json["memory_limit_bytes"] = r.memory_limit_bytes;
+  json["rematerialized"] = r.rematerialized;
   json["scheduling_seconds"] = r.scheduling_seconds;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const CollectiveTiming& c : s.collectives) {
@@ -155,9 +165,22 @@ absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device
   lhs.max_in_flight_per_kind = options.max_in_flight;
   if (options.memory_limit > 0) lhs.memory_limit_bytes = options.memory_limit;
   if (lhs.memory_limit_bytes.has_value() && base.peak_bytes > *lhs.memory_limit_bytes) {
-    return Unimplemented("rematerialization: the memory schedule's peak is ", base.peak_bytes,
-                         " bytes, over --memory-limit ", *lhs.memory_limit_bytes,
-                         " (see `xlite mem` for the buffers live at the peak)");
+    // Recompute values live across the peak until the memory order fits;
+    // the latency hiding scheduler then starts from that order.
+    report.memory_schedule_peak_bytes = base.peak_bytes;
+    aliases.reset();
+    SetModuleSchedule(std::move(base.schedule), module);
+    absl::StatusOr<RematerializationResult> fitted =
+        RematerializeToFit(module, *lhs.memory_limit_bytes);
+    if (!fitted.ok()) {
+      return absl::Status(fitted.status().code(),
+                          absl::StrCat(fitted.status().message(),
+                                       "; `xlite mem` lists the buffers live at the peak"));
+    }
+    report.rematerialized = fitted->rematerialized;
+    XLITE_ASSIGN_OR_RETURN(aliases, AliasAnalysis::Run(module));
+    base.schedule = module.schedule();
+    base.peak_bytes = fitted->peak_after;
   }
   XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
                          ScheduleLatencyHiding(*aliases, base.schedule, model, lhs));
