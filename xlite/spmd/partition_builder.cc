@@ -1,5 +1,7 @@
 #include "xlite/spmd/partition_builder.h"
 
+#include <limits>
+
 #include <algorithm>
 
 #include "xlite/base/strings.h"
@@ -98,6 +100,13 @@ HloInstruction* PartitionBuilder::DynamicSlice(HloComputation& c, HloInstruction
 HloInstruction* PartitionBuilder::MaskBeyond(HloComputation& c, HloInstruction* x, int64_t dim,
                                              HloInstruction* offset, int64_t limit,
                                              const Literal& value) {
+  return MaskOutside(c, x, dim, offset, std::numeric_limits<int64_t>::min(), limit,
+                     maker_.Constant(c, value));
+}
+
+HloInstruction* PartitionBuilder::MaskOutside(HloComputation& c, HloInstruction* x, int64_t dim,
+                                              HloInstruction* offset, int64_t low, int64_t high,
+                                              HloInstruction* fill) {
   Shape index_shape = x->shape();
   index_shape.set_element_type(PrimitiveType::S32);
   auto iota_attrs = std::make_unique<IntAttrs>();
@@ -105,10 +114,14 @@ HloInstruction* PartitionBuilder::MaskBeyond(HloComputation& c, HloInstruction* 
   HloInstruction* iota = maker_.Add(c, HloOpcode::kIota, index_shape, {}, std::move(iota_attrs));
   HloInstruction* global =
       maker_.Binary(c, HloOpcode::kAdd, iota, maker_.Broadcast(c, offset, index_shape, {}));
-  HloInstruction* bound = maker_.Splat(c, index_shape, static_cast<double>(limit));
-  HloInstruction* inside = maker_.Compare(c, global, bound, ComparisonDirection::kLt);
-  HloInstruction* fill = maker_.Broadcast(c, maker_.Constant(c, value), x->shape(), {});
-  return maker_.Select(c, inside, x, fill);
+  HloInstruction* inside = maker_.Compare(
+      c, global, maker_.Splat(c, index_shape, static_cast<double>(high)), ComparisonDirection::kLt);
+  if (low != std::numeric_limits<int64_t>::min()) {
+    HloInstruction* above = maker_.Compare(
+        c, global, maker_.Splat(c, index_shape, static_cast<double>(low)), ComparisonDirection::kGe);
+    inside = maker_.Binary(c, HloOpcode::kAnd, inside, above);
+  }
+  return maker_.Select(c, inside, x, maker_.Broadcast(c, fill, x->shape(), {}));
 }
 
 namespace {

@@ -58,6 +58,11 @@ class PartitionBuilder {
   // scalar literal of x's type).
   HloInstruction* MaskBeyond(HloComputation& c, HloInstruction* x, int64_t dim,
                              HloInstruction* offset, int64_t limit, const Literal& value);
+  // The same for global indices outside [low, high), filled with the scalar
+  // instruction `fill`.
+  HloInstruction* MaskOutside(HloComputation& c, HloInstruction* x, int64_t dim,
+                              HloInstruction* offset, int64_t low, int64_t high,
+                              HloInstruction* fill);
 
   // Collectives over partition ids (channel ids, global device ids). Each is
   // recorded in the report with `cause`.

@@ -309,6 +309,13 @@ absl::StatusOr<PValue> PartitionIota(const HloInstruction& inst, PartitionState&
   return PValue{shifted, target, inst.shape()};
 }
 
+absl::StatusOr<PValue> PartitionPadOrSlice(const HloInstruction& inst, PartitionState& s) {
+  if (std::optional<absl::StatusOr<PValue>> halo = PartitionPadOrSliceByHalo(inst, s)) {
+    return *std::move(halo);
+  }
+  return PartitionByRule(inst, s);
+}
+
 }  // namespace
 
 void RegisterRuleHandlers(PartitionHandlerTable& table) {
@@ -318,13 +325,15 @@ void RegisterRuleHandlers(PartitionHandlerTable& table) {
   }
   for (HloOpcode op :
        {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kBitcast, HloOpcode::kTranspose,
-        HloOpcode::kSlice, HloOpcode::kPad, HloOpcode::kConcatenate, HloOpcode::kReverse,
+        HloOpcode::kConcatenate, HloOpcode::kReverse,
         HloOpcode::kReduceWindow, HloOpcode::kSelectAndScatter, HloOpcode::kMap,
         HloOpcode::kDynamicSlice, HloOpcode::kDynamicUpdateSlice, HloOpcode::kGather,
         HloOpcode::kScatter, HloOpcode::kSort, HloOpcode::kTopK, HloOpcode::kBitcastConvert,
         HloOpcode::kCholesky, HloOpcode::kTriangularSolve, HloOpcode::kFft}) {
     table.Register(op, PartitionByRule);
   }
+  table.Register(HloOpcode::kPad, PartitionPadOrSlice);
+  table.Register(HloOpcode::kSlice, PartitionPadOrSlice);
   table.Register(HloOpcode::kConstant, PartitionConstant);
   table.Register(HloOpcode::kIota, PartitionIota);
 }

@@ -320,6 +320,52 @@ ENTRY %e (a: s32[8,4]) -> s32[11,4] {
   ROOT %p = s32[11,4] pad(%a, %z), padding=1_2x0_0
 })",
      {4}},
+    {"pad_halo_both_sides", R"(
+HloModule m, num_partitions=$N
+ENTRY %e (a: s32[16,4]) -> s32[19,4] {
+  %a = s32[16,4] parameter(0), sharding={devices=[$N,1]<=[$N]}
+  %z = s32[] constant(7)
+  ROOT %p = s32[19,4] pad(%a, %z), padding=2_1x0_0, sharding={devices=[$N,1]<=[$N]}
+})",
+     {2, 4, 8}},
+    {"pad_halo_uneven_and_other_dim", R"(
+HloModule m, num_partitions=$N
+ENTRY %e (a: f32[10,3], v: f32[]) -> f32[13,5] {
+  %a = f32[10,3] parameter(0), sharding={devices=[$N,1]<=[$N]}
+  %v = f32[] parameter(1)
+  ROOT %p = f32[13,5] pad(%a, %v), padding=1_2x1_1, sharding={devices=[$N,1]<=[$N]}
+})",
+     {2, 4}},
+    {"pad_negative_low", R"(
+HloModule m, num_partitions=$N
+ENTRY %e (a: s32[16]) -> s32[16] {
+  %a = s32[16] parameter(0), sharding={devices=[$N]<=[$N]}
+  %z = s32[] constant(0)
+  ROOT %p = s32[16] pad(%a, %z), padding=-3_3, sharding={devices=[$N]<=[$N]}
+})",
+     {2, 4}},
+    {"slice_halo_2d", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[12,8]) -> s32[9,6] {
+  %a = s32[12,8] parameter(0), sharding={devices=[2,2]<=[4]}
+  ROOT %s = s32[9,6] slice(%a), slice={[2:11], [1:7]}, sharding={devices=[2,2]<=[4]}
+})",
+     {4}},
+    {"slice_halo_partial_replication", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[16,4]) -> s32[14,4] {
+  %a = s32[16,4] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  ROOT %s = s32[14,4] slice(%a), slice={[1:15], [0:4]}, sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+})",
+     {4}},
+    {"pad_past_the_neighbour", R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: s32[8]) -> s32[20] {
+  %a = s32[8] parameter(0), sharding={devices=[4]<=[4]}
+  %z = s32[] constant(5)
+  ROOT %p = s32[20] pad(%a, %z), padding=9_3, sharding={devices=[4]<=[4]}
+})",
+     {4}},
     {"reverse", R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[10,4]) -> s32[10,4] {
@@ -686,6 +732,19 @@ TEST(PartitionerTest, DataParallelNeedsNoCollective) {
     auto module = ExpectSameAsUnsharded(WithPartitions(ModelNamed("data_parallel_mlp").text, n));
     ASSERT_NE(module, nullptr);
     EXPECT_TRUE(CollectivesIn(*module).empty()) << PrintModule(*module);
+  }
+}
+
+TEST(PartitionerTest, PadAndSliceOnSplitDimsExchangeHalos) {
+  for (const char* name : {"pad_halo_both_sides", "slice_halo_2d"}) {
+    SCOPED_TRACE(name);
+    auto module = ExpectSameAsUnsharded(WithPartitions(ModelNamed(name).text, 4));
+    ASSERT_NE(module, nullptr);
+    std::map<std::string, int> collectives = CollectivesIn(*module);
+    EXPECT_EQ(collectives.count("all-gather"), 0u) << PrintModule(*module);
+    // Worked by hand: the pad needs one element from each side, the slice one row from below.
+    EXPECT_EQ(collectives["collective-permute"], std::string(name) == "slice_halo_2d" ? 1 : 2)
+        << PrintModule(*module);
   }
 }
 
