@@ -8,6 +8,7 @@
 
 #include "benchmark/benchmark.h"
 #include "bench/corpus_file.h"
+#include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagation.h"
 #include "xlite/text/parser.h"
 
@@ -58,6 +59,36 @@ void BM_ShardingPropagation(benchmark::State& state, const char* name) {
       static_cast<double>(instructions),
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
+
+// Propagation then partitioning (the spmd pipeline without its cleanup).
+void BM_PropagateAndPartition(benchmark::State& state, const char* name) {
+  const std::string text = ReadCorpus(name);
+  if (text.empty()) {
+    state.SkipWithError("corpus module not found in ../shared/corpus/hlo");
+    return;
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+    if (!module.ok()) {
+      state.SkipWithError(std::string(module.status().message()).c_str());
+      return;
+    }
+    state.ResumeTiming();
+    spmd::ShardingPropagationPass propagate({});
+    spmd::SpmdPartitionerPass partition;
+    absl::StatusOr<bool> done = propagate.Run(**module);
+    if (done.ok()) done = partition.Run(**module);
+    if (!done.ok()) {
+      state.SkipWithError(std::string(done.status().message()).c_str());
+      return;
+    }
+  }
+}
+BENCHMARK_CAPTURE(
+    BM_PropagateAndPartition, deepseek_1n4g,
+    "xla__tools__benchmarks__hlo__nv_maxtext_deepseek_1n4g_jit_train_step_before_optimization.hlo")
+    ->Unit(benchmark::kMillisecond);
 
 #define XLITE_SHARD_BENCH(label, file)                                   \
   BENCHMARK_CAPTURE(BM_ShardingPropagation, label, file)->Unit(benchmark::kMillisecond); \
