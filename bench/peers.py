@@ -356,14 +356,15 @@ def main():
           f"{torch.get_num_threads()} threads; medians of {args.repeat} runs after "
           f"{args.warmup} warmup")
     print("speedup = peer time / xlite time (above 1: xlite is faster); "
-          "GB/s = (inputs + output bytes) / xlite time")
+          "GB/s = (inputs + output bytes) / xlite time; roofline = xlite bench's share of the "
+          "host roofline (- without `xlite calibrate --install` or XLITE_HOST_SPEC)")
     header = f"{'workload':<18} {'xlite ms':>10} {'torch ms':>10} {'vs torch':>9}"
     if jax_ms:
         print(f"XLA:CPU: {jax_ms['version']} jax.jit of the same computation")
         header += f" {'xla ms':>10} {'vs xla':>8}"
     else:
         print(f"XLA:CPU: not measured ({jax_reason})")
-    header += f" {'GFLOP/s':>9} {'GB/s':>7}"
+    header += f" {'GFLOP/s':>9} {'GB/s':>7} {'roofline':>8}"
     print(header)
     for r in results:
         xl = r["xlite"]
@@ -379,6 +380,8 @@ def main():
             else:
                 line += f" {'failed':>10} {'':>8}"
         line += f" {xl['gflops']:>9.2f} {r['io_bytes'] / (ms * 1e6):>7.2f}"
+        share = xl["roofline_share"]
+        line += f" {100 * share:>7.1f}%" if share is not None else f" {'-':>8}"
         print(line)
     if jax_ms:
         for r in results:
