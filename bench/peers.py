@@ -184,7 +184,10 @@ def run_xlite(xlite, path, backend, args):
     command = [xlite, "bench", path, "--backend", backend, "--threads", str(THREADS),
                "--warmup", str(args.warmup), "--repeat", str(args.repeat), "--random", "0",
                "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {args.timeout:g} s (--timeout)"
     if done.returncode != 0:
         return None, done.stderr.strip()
     return json.loads(done.stdout), ""
@@ -221,18 +224,24 @@ def measure_jax(args, paths):
         setup = subprocess.run(
             [sys.executable, "-m", "venv", args.venv], capture_output=True, text=True)
         if setup.returncode == 0:
-            setup = subprocess.run([python, "-m", "pip", "install", "-q", "jax[cpu]"],
-                                   capture_output=True, text=True, timeout=900)
+            try:
+                setup = subprocess.run([python, "-m", "pip", "install", "-q", "jax[cpu]"],
+                                       capture_output=True, text=True, timeout=900)
+            except subprocess.TimeoutExpired:
+                return None, f"installing jax into {args.venv} took over 900 s"
         if setup.returncode != 0:
             lines = (setup.stderr or setup.stdout).strip().splitlines()
             return None, f"cannot install jax into {args.venv}: {lines[-1] if lines else '?'}"
     # XLA:CPU's thread pool takes every core (THREADS on the reference machine).
     env = dict(os.environ, JAX_PLATFORMS="cpu")
-    done = subprocess.run(
-        # At least one warmup: the first call of a jitted function compiles it.
-        [python, os.path.abspath(__file__), "--jax-worker",
-         "--warmup", str(max(1, args.warmup)), "--repeat", str(args.repeat), *paths],
-        capture_output=True, text=True, env=env, timeout=args.timeout * len(paths))
+    try:
+        done = subprocess.run(
+            # At least one warmup: the first call of a jitted function compiles it.
+            [python, os.path.abspath(__file__), "--jax-worker",
+             "--warmup", str(max(1, args.warmup)), "--repeat", str(args.repeat), *paths],
+            capture_output=True, text=True, env=env, timeout=args.timeout * len(paths))
+    except subprocess.TimeoutExpired:
+        return None, f"the jax run took over {args.timeout * len(paths):g} s"
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
         return None, f"the jax run failed: {lines[-1] if lines else '?'}"
