@@ -1,4 +1,5 @@
-# Entry points: `make demo`, `make test` (what CI runs), `make fuzz`, `make bench`.
+# Entry points: `make demo`, `make test` (what CI runs), `make fuzz`, `make bench`,
+# `make bench-peers`.
 # Builds use Ninja with $(JOBS) jobs (2 by default, the CI machine's cores).
 
 JOBS ?= 2
@@ -16,7 +17,7 @@ ASAN_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELW
     -DXLITE_TOOLS=OFF
 FUZZ_SECONDS ?= 180
 
-.PHONY: deps build demo test test-asan fuzz bench clean
+.PHONY: deps build demo test test-asan fuzz bench bench-peers clean
 
 deps:
 	@scripts/install-deps.sh
@@ -67,11 +68,20 @@ fuzz: deps
 
 bench: deps
 	@cmake -S . -B build $(CMAKE_FLAGS) -DXLITE_BENCH=ON >/dev/null
-	@ninja -C build -j$(JOBS) parse_bench cost_bench eval_bench opt_bench
+	@ninja -C build -j$(JOBS) parse_bench cost_bench eval_bench opt_bench small_program_bench
 	build/bench/parse_bench
 	build/bench/cost_bench
 	build/bench/eval_bench
 	build/bench/opt_bench
+	build/bench/small_program_bench
+
+# xlite against PyTorch eager and XLA:CPU (jax in build/peers-venv, where pip
+# reaches PyPI) on ../shared/bench, side by side; measures only, no pass/fail.
+# PEERS_ARGS go to bench/peers.py, e.g. PEERS_ARGS="--repeat 3 --no-jax".
+bench-peers: deps
+	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null
+	@ninja -C build -j$(JOBS) xlite small_program_bench
+	bench/peers.sh $(PEERS_ARGS)
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -12,6 +12,9 @@ packages=(
   # Optional layers: the CPU backend (LLVM ORC JIT, library GEMM and
   # convolution) and the MPI communicator. The core builds without them.
   llvm-19-dev libdnnl-dev libopenblas-dev openmpi-bin libopenmpi-dev
+  # The PyTorch eager peer of bench/peers.sh (`make bench-peers`) and the
+  # venv its XLA:CPU peer (jax from PyPI) is installed into.
+  python3-torch python3-venv
 )
 
 missing=()

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   AddStatsCommand(app, &exit_code);
   AddOptCommand(app, &exit_code);
   AddRunCommand(app, &exit_code);
+  AddBenchCommand(app, &exit_code);
   AddCostCommand(app, &exit_code);
   AddCalibrateCommand(app, &exit_code);
   AddShardCommand(app, &exit_code);

@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/evaluator.h"
 #include "xlite/eval/multi_device.h"
@@ -17,14 +15,13 @@
 #include "xlite/runtime/array_summary.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/runtime/npy_io.h"
-#include "xlite/runtime/random_inputs.h"
-#include "xlite/text/parser.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/out_of_memory.h"
-#include "xlite/tools/run_limits.h"
 #include "xlite/tools/mpi_run.h"
+#include "xlite/tools/run_inputs.h"
+#include "xlite/tools/run_limits.h"
 #include "xlite/spmd/sharded_execution.h"
 #include "xlite/text/printer.h"
 
@@ -33,9 +30,7 @@ namespace {
 
 struct RunOptions {
   std::string path;
-  std::vector<std::string> input_files;
-  std::string inputs_npz;
-  std::optional<uint64_t> seed;
+  ArgumentSource inputs;
   std::string output;
   std::string save_inputs;
   std::string backend = "interpreter";
@@ -55,51 +50,6 @@ struct Failure {
   int code;
   std::string message;
 };
-
-absl::StatusOr<std::vector<Literal>> ArgumentsFromFiles(const RunOptions& options,
-                                                        const HloComputation& entry) {
-  int64_t params = entry.num_parameters();
-  std::vector<Literal> args;
-  if (!options.inputs_npz.empty()) {
-    XLITE_ASSIGN_OR_RETURN(std::vector<runtime::NamedArray> arrays,
-                           runtime::ReadNpzFile(options.inputs_npz));
-    std::vector<const Literal*> by_index(params, nullptr);
-    for (const runtime::NamedArray& array : arrays) {
-      int64_t index = -1;
-      if (array.name.rfind("arg", 0) == 0 && absl::SimpleAtoi(array.name.substr(3), &index) &&
-          index >= 0 && index < params && absl::StrCat("arg", index) == array.name) {
-        by_index[index] = &array.value;
-        continue;
-      }
-      return InvalidArgument(options.inputs_npz, ": unexpected array '", array.name,
-                             "' (expected arg0..arg", params - 1, ", one per entry parameter)");
-    }
-    for (int64_t i = 0; i < params; ++i) {
-      if (by_index[i] == nullptr) {
-        return InvalidArgument(options.inputs_npz, ": no array 'arg", i, "' for parameter ", i,
-                               " (the module has ", params, " parameters)");
-      }
-      XLITE_ASSIGN_OR_RETURN(
-          Literal arg, runtime::AdaptArray(*by_index[i], entry.parameter_instruction(i)->shape(),
-                                           absl::StrCat(options.inputs_npz, ": arg", i)));
-      args.push_back(std::move(arg));
-    }
-    return args;
-  }
-  if (static_cast<int64_t>(options.input_files.size()) != params) {
-    return InvalidArgument("the module has ", params, " parameters but ",
-                           options.input_files.size(), " --input files were given");
-  }
-  for (int64_t i = 0; i < params; ++i) {
-    const std::string& file = options.input_files[i];
-    XLITE_ASSIGN_OR_RETURN(Literal array, runtime::ReadNpyFile(file));
-    XLITE_ASSIGN_OR_RETURN(
-        Literal arg, runtime::AdaptArray(array, entry.parameter_instruction(i)->shape(),
-                                         absl::StrCat("input ", i, " (", file, ")")));
-    args.push_back(std::move(arg));
-  }
-  return args;
-}
 
 // Device 0's leaves are out0, out1...; device d > 0's are dev<d>_out0...
 std::string LeafName(int64_t device, size_t leaf) {
@@ -125,59 +75,29 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
                                             "' (available: ", AvailableBackends(), ")")};
   }
-  if (!options.input_files.empty() && !options.inputs_npz.empty()) {
+  if (!options.inputs.input_files.empty() && !options.inputs.inputs_npz.empty()) {
     return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
   }
-  absl::StatusOr<Source> source = ReadSource(options.path);
-  if (!source.ok()) return Failure{kExitInvalidInput, std::string(source.status().message())};
-  SetActivity(absl::StrCat("parsing ", source->name));
-  absl::StatusOr<std::unique_ptr<HloModule>> parsed =
-      ParseHloModule(source->text, UserParseOptions(source->name));
-  if (!parsed.ok()) return Failure{kExitInvalidInput, std::string(parsed.status().message())};
-  HloModule& module = **parsed;
-  if (absl::Status verified = VerifyModule(module); !verified.ok()) {
-    return Failure{kExitInvalidInput,
-                   absl::StrCat(source->name, ": error: ", verified.message())};
-  }
-  absl::StatusOr<int64_t> budget = MemoryBudget(options.memory_budget);
-  if (!budget.ok()) return Failure{kExitInvalidInput, std::string(budget.status().message())};
-  if (absl::Status fits = CheckRunResources(module, *budget, mpi != nullptr); !fits.ok()) {
-    return Failure{kExitInvalidInput, std::string(fits.message())};
-  }
+  absl::StatusOr<RunnableModule> loaded =
+      LoadRunnableModule(options.path, options.memory_budget, mpi != nullptr);
+  if (!loaded.ok()) return Failure{kExitInvalidInput, std::string(loaded.status().message())};
+  HloModule& module = *loaded->module;
   const HloComputation& entry = *module.entry_computation();
-  bool from_files = !options.input_files.empty() || !options.inputs_npz.empty();
-  if (!from_files && !options.seed && entry.num_parameters() > 0) {
+  if (!options.inputs.from_files() && !options.inputs.seed && entry.num_parameters() > 0) {
     return Failure{kExitUsage, absl::StrCat("the module has ", entry.num_parameters(),
                                             " parameters: give --input files, --inputs "
                                             "args.npz or --random SEED")};
   }
-  if (options.seed) {
-    int64_t filled = runtime::FillElidedConstants(module, *options.seed);
-    if (filled > 0 && (mpi == nullptr || mpi->is_root())) {
-      std::cerr << "xlite run: filled " << filled << " elided constant" << (filled == 1 ? "" : "s")
-                << " ({...}) from seed " << *options.seed << "\n";
-    }
-  } else {
-    for (const auto& computation : module.computations()) {
-      for (const auto& inst : computation->instructions()) {
-        if (inst->opcode() == HloOpcode::kConstant && inst->attrs<ConstantAttrs>().elided) {
-          return Failure{kExitInvalidInput,
-                         absl::StrCat("constant %", inst->name(),
-                                      " is elided ({...}); use --random SEED to fill elided "
-                                      "constants deterministically")};
-        }
-      }
-    }
+  absl::StatusOr<int64_t> filled = FillOrRefuseElidedConstants(module, options.inputs.seed);
+  if (!filled.ok()) return Failure{kExitInvalidInput, std::string(filled.status().message())};
+  if (*filled > 0 && (mpi == nullptr || mpi->is_root())) {
+    std::cerr << "xlite run: filled " << *filled << " elided constant" << (*filled == 1 ? "" : "s")
+              << " ({...}) from seed " << *options.inputs.seed << "\n";
   }
-  SetActivity(absl::StrCat("preparing the inputs of ", source->name));
-  std::vector<Literal> args;
-  if (from_files) {
-    absl::StatusOr<std::vector<Literal>> read = ArgumentsFromFiles(options, entry);
-    if (!read.ok()) return Failure{kExitInvalidInput, std::string(read.status().message())};
-    args = *std::move(read);
-  } else {
-    args = runtime::RandomArguments(module, options.seed.value_or(0));
-  }
+  SetActivity(absl::StrCat("preparing the inputs of ", loaded->name));
+  absl::StatusOr<std::vector<Literal>> prepared = EntryArguments(module, options.inputs);
+  if (!prepared.ok()) return Failure{kExitInvalidInput, std::string(prepared.status().message())};
+  std::vector<Literal> args = *std::move(prepared);
   if (!options.save_inputs.empty() && (mpi == nullptr || mpi->is_root())) {
     std::vector<runtime::NamedArray> named;
     for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
@@ -185,7 +105,7 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
     if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
   }
   EvalOptions eval_options;
-  eval_options.rng_seed = options.seed.value_or(0);
+  eval_options.rng_seed = options.inputs.seed.value_or(0);
   eval_options.deadline = StartDeadline(options.timeout_seconds);
   int64_t devices = module.config().DeviceCount();
   if (options.backend != "interpreter" && (options.spmd || mpi != nullptr || devices > 1)) {
@@ -193,10 +113,10 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
                                             " on multi-device modules, --spmd or --communicator "
                                             "mpi (use --backend interpreter)")};
   }
-  SetActivity(absl::StrCat("evaluating ", source->name));
+  SetActivity(absl::StrCat("evaluating ", loaded->name));
   std::vector<Literal> results;
   if (options.spmd) {
-    SetActivity(absl::StrCat("partitioning ", source->name));
+    SetActivity(absl::StrCat("partitioning ", loaded->name));
     absl::StatusOr<spmd::SpmdResult> partitioned = spmd::PartitionForExecution(module);
     if (!partitioned.ok()) {
       return Failure{kExitInvalidInput,
@@ -304,11 +224,11 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       "a multi-device module device d>0's are dev<d>_out0... Types numpy lacks (bf16, f8, s4...) "
       "travel in .npy/.npz as raw bits in the unsigned integer of their storage width.");
   command->add_option("input", options->path, "HLO text file, or - for stdin")->required();
-  command->add_option("--input", options->input_files,
+  command->add_option("--input", options->inputs.input_files,
                       "A .npy file per entry parameter, in parameter order (repeat the flag)");
-  command->add_option("--inputs", options->inputs_npz,
+  command->add_option("--inputs", options->inputs.inputs_npz,
                       "An .npz holding arg0, arg1... in entry-parameter order");
-  command->add_option("--random", options->seed,
+  command->add_option("--random", options->inputs.seed,
                       "Generate the inputs (and fill elided {...} constants) from this seed");
   command->add_option("--output", options->output,
                       "Write the result leaves to this .npz (out0, out1..., dev<d>_out<i>)");

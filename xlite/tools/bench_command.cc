@@ -1,0 +1,244 @@
+// `xlite bench`: compiles a module once for a backend, runs it warmup then
+// repeat times on the same inputs and prints the median/min/max time of a
+// whole execution, the FLOP/s and bytes/s the cost analysis implies, and the
+// share of the host roofline measured by `xlite calibrate`, as text or JSON.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xlite/analysis/cost_analysis.h"
+#include "xlite/analysis/device_spec.h"
+#include "xlite/base/status.h"
+#include "xlite/ir/module.h"
+#include "xlite/tools/backends.h"
+#include "xlite/tools/commands.h"
+#include "xlite/tools/input.h"
+#include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/run_inputs.h"
+
+namespace xlite::tools {
+namespace {
+
+struct BenchOptions {
+  std::string path;
+  ArgumentSource inputs;
+  std::string backend = "interpreter";
+  int threads = 0;  // 0: one per core
+  int warmup = 1;
+  int repeat = 10;
+  std::optional<int64_t> memory_budget;
+  bool json = false;
+};
+
+// What one `xlite bench` measured.
+struct Measurement {
+  std::string module;
+  double compile_ms = 0;
+  std::vector<double> run_ms;  // sorted
+  double flops = 0;
+  double bytes_accessed = 0;
+  // The host's roofline time of the module (as `xlite cost --device host`
+  // sums it), or why it is unknown.
+  std::optional<double> roofline_ms;
+  std::string roofline_note;
+};
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Of a sorted, non-empty list; the mean of the middle two for an even count.
+double Median(const std::vector<double>& sorted) {
+  const size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+// Per second of `ms`, in units of 1e9; 0 when nothing was timed.
+double GigaPerSecond(double count, double ms) { return ms > 0 ? count / (ms * 1e6) : 0; }
+
+// The roofline share: how much of the measured time the host's limits
+// explain (1 = as fast as the calibrated peaks allow). It exceeds 1 when a
+// backend avoids memory traffic the per-instruction count includes (fusion).
+std::optional<double> RooflineShare(const Measurement& m) {
+  if (!m.roofline_ms) return std::nullopt;
+  const double median = Median(m.run_ms);
+  return median > 0 ? std::optional<double>(*m.roofline_ms / median) : std::nullopt;
+}
+
+void SetRoofline(const ModuleCost& cost, Measurement* m) {
+  absl::StatusOr<DeviceSpec> host = LoadDeviceSpec("host");
+  if (!host.ok()) {
+    m->roofline_note = std::string(host.status().message());
+    return;
+  }
+  double seconds = 0;
+  for (const InstructionCost& entry : cost.instructions) {
+    seconds += Roofline(entry.cost, *host).seconds;
+  }
+  m->roofline_ms = seconds * 1e3;
+}
+
+std::string FormatText(const BenchOptions& options, const Measurement& m) {
+  const double median = Median(m.run_ms);
+  std::string out;
+  absl::StrAppendFormat(&out, "module: %s\n", m.module);
+  absl::StrAppendFormat(&out, "backend: %s (threads: %s)\n", options.backend,
+                        options.threads == 0 ? "one per core" : absl::StrCat(options.threads));
+  absl::StrAppendFormat(&out, "compile: %.4g ms\n", m.compile_ms);
+  absl::StrAppendFormat(&out, "runs: %d after %d warmup\n", options.repeat, options.warmup);
+  absl::StrAppendFormat(&out, "time: median %.4g ms, min %.4g ms, max %.4g ms\n", median,
+                        m.run_ms.front(), m.run_ms.back());
+  absl::StrAppendFormat(&out, "flops: %.6g (%.3f GFLOP/s)\n", m.flops,
+                        GigaPerSecond(m.flops, median));
+  absl::StrAppendFormat(&out, "bytes accessed: %.6g (%.3f GB/s)\n", m.bytes_accessed,
+                        GigaPerSecond(m.bytes_accessed, median));
+  if (std::optional<double> share = RooflineShare(m)) {
+    absl::StrAppendFormat(&out, "host roofline: %.4g ms, share %.1f%%\n", *m.roofline_ms,
+                          100 * *share);
+  } else {
+    absl::StrAppendFormat(&out, "host roofline: unknown (%s)\n", m.roofline_note);
+  }
+  return out;
+}
+
+std::string FormatJson(const BenchOptions& options, const Measurement& m) {
+  const double median = Median(m.run_ms);
+  nlohmann::ordered_json json;
+  json["module"] = m.module;
+  json["backend"] = options.backend;
+  json["threads"] = options.threads;
+  json["warmup"] = options.warmup;
+  json["repeat"] = options.repeat;
+  json["compile_ms"] = m.compile_ms;
+  json["median_ms"] = median;
+  json["min_ms"] = m.run_ms.front();
+  json["max_ms"] = m.run_ms.back();
+  json["flops"] = m.flops;
+  json["bytes_accessed"] = m.bytes_accessed;
+  json["gflops"] = GigaPerSecond(m.flops, median);
+  json["gbytes_per_s"] = GigaPerSecond(m.bytes_accessed, median);
+  json["roofline_ms"] = m.roofline_ms ? nlohmann::ordered_json(*m.roofline_ms) : nullptr;
+  std::optional<double> share = RooflineShare(m);
+  json["roofline_share"] = share ? nlohmann::ordered_json(*share) : nullptr;
+  if (!share) json["roofline_note"] = m.roofline_note;
+  return json.dump(2) + "\n";
+}
+
+// The measurement, or why the module could not be benched.
+absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
+  XLITE_ASSIGN_OR_RETURN(RunnableModule loaded,
+                         LoadRunnableModule(options.path, options.memory_budget, false));
+  HloModule& module = *loaded.module;
+  if (module.config().DeviceCount() > 1) {
+    return absl::InvalidArgumentError(
+        "not supported yet: xlite bench on multi-device modules (use xlite run)");
+  }
+  // Without --inputs the arguments (and elided constants) come from a seed.
+  ArgumentSource inputs = options.inputs;
+  if (!inputs.from_files() && !inputs.seed) inputs.seed = 0;
+  XLITE_RETURN_IF_ERROR(FillOrRefuseElidedConstants(module, inputs.seed).status());
+  SetActivity(absl::StrCat("preparing the inputs of ", loaded.name));
+  XLITE_ASSIGN_OR_RETURN(std::vector<Literal> args, EntryArguments(module, inputs));
+
+  Measurement m;
+  m.module = module.name();
+  XLITE_ASSIGN_OR_RETURN(ModuleCost cost, AnalyzeModuleCost(module, CostOptions()));
+  m.flops = cost.total.flops;
+  m.bytes_accessed = cost.total.bytes_accessed;
+  SetRoofline(cost, &m);
+
+  SetActivity(absl::StrCat("compiling ", loaded.name));
+  runtime::CompileOptions compile_options;
+  compile_options.threads = options.threads;
+  auto compile_start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
+      CompileForBackend(options.backend, module, compile_options);
+  if (!executable.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("compilation failed: ", executable.status().message()));
+  }
+  m.compile_ms = MillisecondsSince(compile_start);
+
+  SetActivity(absl::StrCat("running ", loaded.name));
+  runtime::ExecuteOptions execute_options;
+  execute_options.rng_seed = inputs.seed.value_or(0);
+  for (int i = 0; i < options.warmup + options.repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    // The result is produced (and freed) within the timed call, so that two
+    // results are never alive at once.
+    absl::Status status = (*executable)->Execute(args, execute_options).status();
+    const double ms = MillisecondsSince(start);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("evaluation failed: ", status.message()));
+    }
+    if (i >= options.warmup) m.run_ms.push_back(ms);
+  }
+  std::sort(m.run_ms.begin(), m.run_ms.end());
+  return m;
+}
+
+int RunBench(const BenchOptions& options) {
+  if (!IsBackend(options.backend)) {
+    PrintError(absl::StrCat("xlite bench: error: unknown backend '", options.backend,
+                            "' (available: ", AvailableBackends(), ")"));
+    return kExitUsage;
+  }
+  absl::StatusOr<Measurement> m = Measure(options);
+  if (!m.ok()) {
+    PrintError(absl::StrCat("xlite bench: error: ", m.status().message()));
+    return kExitInvalidInput;
+  }
+  std::cout << (options.json ? FormatJson(options, *m) : FormatText(options, *m));
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* command = app.add_subcommand(
+      "bench",
+      "Compile a module once for a backend, run it --warmup times untimed and --repeat times "
+      "timed on the same inputs, and print the compile time, the median/min/max time of a "
+      "whole execution (inputs ready to result produced), the GFLOP/s and GB/s that the cost "
+      "analysis's flops and bytes accessed give at the median, and the share of the host "
+      "roofline (`xlite cost --device host` time / median; needs `xlite calibrate --install`).");
+  command->add_option("input", options->path, "HLO text file, or - for stdin")->required();
+  command->add_option("--backend", options->backend,
+                      absl::StrCat("Backend to run on (", AvailableBackends(), ")"))
+      ->capture_default_str();
+  command->add_option("--warmup", options->warmup, "Untimed executions first")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
+  command->add_option("--repeat", options->repeat, "Timed executions")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  command->add_option("--threads", options->threads,
+                      "Worker threads of the backend (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--inputs", options->inputs.inputs_npz,
+                      "An .npz holding arg0, arg1... in entry-parameter order");
+  command->add_option("--random", options->inputs.seed,
+                      "Generate the inputs (and fill elided {...} constants) from this seed "
+                      "(the default, with seed 0, when --inputs is not given)");
+  command->add_option("--memory-budget", options->memory_budget,
+                      "Refuse a module whose estimated memory exceeds BYTES (default: the "
+                      "available memory)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--json", options->json,
+                    "Print one JSON object (median_ms, min_ms, max_ms, compile_ms, gflops, "
+                    "gbytes_per_s, roofline_share or null, backend, repeat...)");
+  command->callback([options, exit_code] { *exit_code = RunBench(*options); });
+}
+
+}  // namespace xlite::tools

@@ -1,0 +1,105 @@
+#include "xlite/tools/run_inputs.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/base/status.h"
+#include "xlite/ir/computation.h"
+#include "xlite/runtime/npy_io.h"
+#include "xlite/runtime/random_inputs.h"
+#include "xlite/text/parser.h"
+#include "xlite/tools/input.h"
+#include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/run_limits.h"
+
+namespace xlite::tools {
+namespace {
+
+absl::StatusOr<std::vector<Literal>> ArgumentsFromNpz(const std::string& npz_path,
+                                                      const HloComputation& entry) {
+  const int64_t params = entry.num_parameters();
+  XLITE_ASSIGN_OR_RETURN(std::vector<runtime::NamedArray> arrays, runtime::ReadNpzFile(npz_path));
+  std::vector<const Literal*> by_index(params, nullptr);
+  for (const runtime::NamedArray& array : arrays) {
+    int64_t index = -1;
+    if (array.name.rfind("arg", 0) == 0 && absl::SimpleAtoi(array.name.substr(3), &index) &&
+        index >= 0 && index < params && absl::StrCat("arg", index) == array.name) {
+      by_index[index] = &array.value;
+      continue;
+    }
+    return InvalidArgument(npz_path, ": unexpected array '", array.name, "' (expected arg0..arg",
+                           params - 1, ", one per entry parameter)");
+  }
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < params; ++i) {
+    if (by_index[i] == nullptr) {
+      return InvalidArgument(npz_path, ": no array 'arg", i, "' for parameter ", i,
+                             " (the module has ", params, " parameters)");
+    }
+    XLITE_ASSIGN_OR_RETURN(
+        Literal arg, runtime::AdaptArray(*by_index[i], entry.parameter_instruction(i)->shape(),
+                                         absl::StrCat(npz_path, ": arg", i)));
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+absl::StatusOr<std::vector<Literal>> ArgumentsFromNpyFiles(const std::vector<std::string>& files,
+                                                           const HloComputation& entry) {
+  const int64_t params = entry.num_parameters();
+  if (static_cast<int64_t>(files.size()) != params) {
+    return InvalidArgument("the module has ", params, " parameters but ", files.size(),
+                           " --input files were given");
+  }
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < params; ++i) {
+    XLITE_ASSIGN_OR_RETURN(Literal array, runtime::ReadNpyFile(files[i]));
+    XLITE_ASSIGN_OR_RETURN(
+        Literal arg, runtime::AdaptArray(array, entry.parameter_instruction(i)->shape(),
+                                         absl::StrCat("input ", i, " (", files[i], ")")));
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+}  // namespace
+
+absl::StatusOr<RunnableModule> LoadRunnableModule(const std::string& path,
+                                                  std::optional<int64_t> memory_budget,
+                                                  bool one_device_per_process) {
+  XLITE_ASSIGN_OR_RETURN(Source source, ReadSource(path));
+  SetActivity(absl::StrCat("parsing ", source.name));
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                         ParseHloModule(source.text, UserParseOptions(source.name)));
+  if (absl::Status verified = VerifyModule(*module); !verified.ok()) {
+    return InvalidArgument(source.name, ": error: ", verified.message());
+  }
+  XLITE_ASSIGN_OR_RETURN(int64_t budget, MemoryBudget(memory_budget));
+  XLITE_RETURN_IF_ERROR(CheckRunResources(*module, budget, one_device_per_process));
+  return RunnableModule{std::move(source.name), std::move(module)};
+}
+
+absl::StatusOr<int64_t> FillOrRefuseElidedConstants(HloModule& module,
+                                                    std::optional<uint64_t> seed) {
+  if (seed) return runtime::FillElidedConstants(module, *seed);
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() == HloOpcode::kConstant && inst->attrs<ConstantAttrs>().elided) {
+        return InvalidArgument("constant %", inst->name(),
+                               " is elided ({...}); use --random SEED to fill elided constants "
+                               "deterministically");
+      }
+    }
+  }
+  return 0;
+}
+
+absl::StatusOr<std::vector<Literal>> EntryArguments(const HloModule& module,
+                                                    const ArgumentSource& source) {
+  const HloComputation& entry = *module.entry_computation();
+  if (!source.inputs_npz.empty()) return ArgumentsFromNpz(source.inputs_npz, entry);
+  if (!source.input_files.empty()) return ArgumentsFromNpyFiles(source.input_files, entry);
+  return runtime::RandomArguments(module, source.seed.value_or(0));
+}
+
+}  // namespace xlite::tools
