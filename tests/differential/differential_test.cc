@@ -27,14 +27,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tests/conformance/corpus.h"
+#include "tests/differential/literal_compare.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/custom_call_registry.h"
 #include "xlite/eval/evaluator.h"
 #include "xlite/eval/multi_device.h"
 #include "xlite/ir/computation.h"
-#include "xlite/ir/float_format.h"
-#include "xlite/ir/float_ulp.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/passes/pipeline.h"
 #include "xlite/runtime/array_summary.h"
@@ -139,49 +138,6 @@ absl::StatusOr<std::vector<Literal>> Evaluate(const HloModule& module,
   return EvaluateOnAllDevices(module, per_device);
 }
 
-bool FloatsAgree(double a, double b, PrimitiveType type, int64_t max_ulps) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  if (a == b) return true;
-  if (std::isinf(a) || std::isinf(b)) return false;
-  return UlpDistance(EncodeFloat(a, type), EncodeFloat(b, type), type) <= max_ulps;
-}
-
-// "" when equal, else the first difference.
-std::string Compare(const Literal& want, const Literal& got, int64_t max_ulps) {
-  std::vector<const Literal*> a = runtime::Leaves(want), b = runtime::Leaves(got);
-  if (a.size() != b.size()) return "different tuple structure";
-  for (size_t leaf = 0; leaf < a.size(); ++leaf) {
-    const Shape& shape = a[leaf]->shape();
-    if (!shape.IsArray()) continue;
-    if (shape.element_type() != b[leaf]->shape().element_type() ||
-        shape.dimensions() != b[leaf]->shape().dimensions()) {
-      return absl::StrCat("leaf ", leaf, ": different shape");
-    }
-    PrimitiveType type = shape.element_type();
-    for (int64_t i = 0; i < a[leaf]->element_count(); ++i) {
-      bool same;
-      if (IsFloat(type)) {
-        same = FloatsAgree(a[leaf]->GetDouble(i), b[leaf]->GetDouble(i), type, max_ulps);
-      } else if (IsComplex(type)) {
-        std::complex<double> x = a[leaf]->GetComplex(i), y = b[leaf]->GetComplex(i);
-        PrimitiveType part = type == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
-        same = FloatsAgree(x.real(), y.real(), part, max_ulps) &&
-               FloatsAgree(x.imag(), y.imag(), part, max_ulps);
-      } else {
-        same = a[leaf]->GetInt64(i) == b[leaf]->GetInt64(i);
-      }
-      if (!same) {
-        return absl::StrCat("leaf ", leaf, " element ", i, ": ",
-                            IsInteger(type) || type == PrimitiveType::PRED
-                                ? absl::StrCat(a[leaf]->GetInt64(i), " vs ", b[leaf]->GetInt64(i))
-                                : absl::StrCat(a[leaf]->GetDouble(i), " vs ",
-                                               b[leaf]->GetDouble(i)));
-      }
-    }
-  }
-  return "";
-}
-
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -228,7 +184,7 @@ void CheckSpec(const Input& input, const std::string& spec, const std::vector<Li
   }
   int64_t ulps = std::max(kMaxUlps, pipeline->max_ulp_error());
   for (size_t d = 0; d < want.size(); ++d) {
-    std::string diff = Compare(want[d], (*got)[d], ulps);
+    std::string diff = testing::CompareLiterals(want[d], (*got)[d], {ulps, 0});
     if (!diff.empty()) tally.failures.push_back(absl::StrCat(where, ": device ", d, " ", diff));
   }
 }

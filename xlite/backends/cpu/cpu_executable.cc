@@ -1,0 +1,281 @@
+#include "xlite/backends/cpu/cpu_executable.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xlite/backends/cpu/fusion.h"
+#include "xlite/backends/cpu/kernel_emitter.h"
+#include "xlite/backends/cpu/thread_pool.h"
+#include "xlite/backends/cpu/thunks.h"
+#include "xlite/base/status.h"
+#include "xlite/ir/computation.h"
+#include "xlite/text/parser.h"
+#include "xlite/text/printer.h"
+
+namespace xlite::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kAlignment = 64;
+constexpr int64_t kHugePage = int64_t{2} << 20;
+
+// One allocation for every buffer of the program, touched once at compile
+// time (the first touch of a page is the expensive part) and backed by huge
+// pages where the kernel allows.
+class Arena {
+ public:
+  explicit Arena(int64_t bytes) : bytes_(std::max<int64_t>(bytes, kAlignment)) {
+    const int64_t rounded = (bytes_ + kHugePage - 1) / kHugePage * kHugePage;
+    data_ = static_cast<uint8_t*>(std::aligned_alloc(kHugePage, rounded));
+    if (data_ != nullptr) {
+      madvise(data_, rounded, MADV_HUGEPAGE);
+      std::memset(data_, 0, rounded);
+    }
+  }
+  ~Arena() { std::free(data_); }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  uint8_t* data() const { return data_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  int64_t bytes_;
+  uint8_t* data_ = nullptr;
+};
+
+// Buffers in definition order, each 64-byte aligned.
+class Planner {
+ public:
+  BufferTree Allocate(const Shape& shape) {
+    BufferTree tree{shape, 0, {}};
+    if (shape.IsTuple()) {
+      for (const Shape& e : shape.tuple_shapes()) tree.elements.push_back(Allocate(e));
+      return tree;
+    }
+    tree.offset = size_;
+    if (shape.IsArray()) {
+      size_ += (shape.ElementCount() * StorageBytes(shape.element_type()) + kAlignment - 1) /
+               kAlignment * kAlignment;
+    }
+    return tree;
+  }
+  int64_t size() const { return size_; }
+
+ private:
+  int64_t size_ = 0;
+};
+
+// Every instruction of a fusion body is one the emitter computes.
+bool IsEmittableFusion(const HloInstruction& fusion) {
+  const HloComputation& body = *fusion.to_apply();
+  if (!body.root_instruction()->shape().IsArray()) return false;
+  for (const auto& inst : body.instructions()) {
+    if (inst->opcode() == HloOpcode::kParameter) {
+      if (!inst->shape().IsArray()) return false;
+    } else if (!IsElementalSupported(*inst)) {
+      return false;
+    }
+  }
+  return body.root_instruction()->opcode() != HloOpcode::kParameter;
+}
+
+struct Step {
+  const HloInstruction* inst;
+  enum Kind { kKernel, kDot, kReduce, kFallback } kind;
+  int64_t kernel = -1;  // index into the kernel specs
+};
+
+struct Profile {
+  double seconds = 0;
+  int64_t calls = 0;
+};
+
+class CpuExecutable : public runtime::Executable {
+ public:
+  absl::Status Compile(const HloModule& original, const runtime::CompileOptions& options) {
+    const auto start = Clock::now();
+    profile_ = options.profile;
+    XLITE_ASSIGN_OR_RETURN(module_, ParseHloModule(PrintModule(original)));
+    module_->clear_schedule();
+    LoopFusion fusion;
+    XLITE_RETURN_IF_ERROR(fusion.Run(*module_).status());
+    pool_ = std::make_unique<ThreadPool>(options.threads);
+
+    const HloComputation& entry = *module_->entry_computation();
+    Planner planner;
+    absl::flat_hash_map<const HloInstruction*, BufferTree> trees;
+    std::vector<Step> steps;
+    std::vector<KernelSpec> specs;
+    for (const HloInstruction* inst : entry.MakeInstructionPostOrder()) {
+      switch (inst->opcode()) {
+        case HloOpcode::kParameter:
+          trees[inst] = planner.Allocate(inst->shape());
+          parameters_.emplace_back(inst->parameter_number(), trees[inst]);
+          continue;
+        case HloOpcode::kConstant:
+          trees[inst] = planner.Allocate(inst->shape());
+          constants_.emplace_back(inst, trees[inst]);
+          continue;
+        case HloOpcode::kTuple: {
+          BufferTree tree{inst->shape(), 0, {}};
+          for (const HloInstruction* op : inst->operands()) tree.elements.push_back(trees[op]);
+          trees[inst] = std::move(tree);
+          continue;
+        }
+        case HloOpcode::kGetTupleElement:
+          trees[inst] = trees[inst->operand(0)].elements[inst->tuple_index()];
+          continue;
+        default:
+          break;
+      }
+      trees[inst] = planner.Allocate(inst->shape());
+      Step step{inst, Step::kFallback};
+      if (inst->opcode() == HloOpcode::kFusion ? IsEmittableFusion(*inst)
+                                               : IsElementalSupported(*inst)) {
+        step.kind = Step::kKernel;
+        step.kernel = static_cast<int64_t>(specs.size());
+        specs.push_back(SpecFor(*inst));
+      } else if (inst->opcode() == HloOpcode::kDot) {
+        step.kind = Step::kDot;
+      } else if (inst->opcode() == HloOpcode::kReduce) {
+        step.kind = Step::kReduce;
+      }
+      steps.push_back(step);
+    }
+    root_ = trees[entry.root_instruction()];
+    arena_ = std::make_unique<Arena>(planner.size());
+    if (arena_->data() == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cpu backend: cannot allocate its ", planner.size(), "-byte arena"));
+    }
+    uint8_t* base = arena_->data();
+    for (const auto& [inst, tree] : constants_) WriteLiteral(inst->literal(), tree, base);
+
+    XLITE_ASSIGN_OR_RETURN(kernels_, CompileKernels(specs));
+    auto at = [&](const HloInstruction* inst) { return base + trees[inst].offset; };
+    for (const Step& step : steps) {
+      const HloInstruction& inst = *step.inst;
+      std::unique_ptr<Thunk> thunk;
+      if (step.kind == Step::kKernel) {
+        std::vector<void*> buffers{at(&inst)};
+        for (const HloInstruction* op : inst.operands()) buffers.push_back(at(op));
+        thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers));
+      } else if (step.kind == Step::kDot) {
+        thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
+      } else if (step.kind == Step::kReduce) {
+        thunk = MaybeMakeReduceThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
+      }
+      if (thunk == nullptr) {
+        std::vector<BufferTree> operands;
+        for (const HloInstruction* op : inst.operands()) operands.push_back(trees[op]);
+        thunk = MakeFallbackThunk(inst, std::move(operands), trees[&inst]);
+      }
+      thunks_.push_back(std::move(thunk));
+    }
+    profiles_.assign(thunks_.size(), Profile{});
+    compile_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Literal> Execute(absl::Span<const Literal> args,
+                                  const runtime::ExecuteOptions& options) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (args.size() != parameters_.size()) {
+      return InvalidArgument("the entry takes ", parameters_.size(), " arguments, got ",
+                             args.size());
+    }
+    for (const auto& [number, tree] : parameters_) {
+      if (number < 0 || number >= static_cast<int64_t>(args.size()) ||
+          !SameDimensions(args[number].shape(), tree.shape)) {
+        return InvalidArgument("argument ", number, " does not have the shape ",
+                               tree.shape.ToString());
+      }
+      WriteLiteral(args[number], tree, arena_->data());
+    }
+    ThunkContext ctx;
+    ctx.arena = arena_->data();
+    ctx.pool = pool_.get();
+    ctx.eval_options.rng_seed = options.rng_seed;
+    ctx.eval_options.deadline = options.deadline;
+    for (size_t i = 0; i < thunks_.size(); ++i) {
+      const auto start = Clock::now();
+      if (start > options.deadline) {
+        return absl::DeadlineExceededError("the cpu backend ran past its deadline");
+      }
+      XLITE_RETURN_IF_ERROR(thunks_[i]->Run(ctx));
+      if (profile_) {
+        profiles_[i].seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        ++profiles_[i].calls;
+      }
+    }
+    return ReadLiteral(root_, arena_->data());
+  }
+
+  std::string ProfileReport() const override {
+    std::string out = absl::StrFormat(
+        "cpu backend: compile %.1f ms (JIT %s), arena %d bytes, %d threads\n", compile_ms_,
+        kernels_.cached ? "cached" : absl::StrFormat("%.1f ms", kernels_.compile_ms),
+        arena_->bytes(), pool_->size());
+    out += absl::StrFormat("%-9s %12s %8s  %s\n", "kind", "total_ms", "calls", "instruction");
+    std::vector<std::string> fallbacks;
+    for (size_t i = 0; i < thunks_.size(); ++i) {
+      const HloInstruction& inst = thunks_[i]->instruction();
+      std::string what = absl::StrCat(inst.name(), " (", std::string(OpcodeName(inst.opcode())), ")");
+      out += absl::StrFormat("%-9s %12.3f %8d  %s\n", std::string(thunks_[i]->kind()),
+                             profiles_[i].seconds * 1e3, profiles_[i].calls, what);
+      if (thunks_[i]->kind() == "fallback") fallbacks.push_back(what);
+    }
+    out += absl::StrCat("fallback to the evaluator: ", fallbacks.size(), " instruction(s)",
+                        fallbacks.empty() ? "" : ": ");
+    for (size_t i = 0; i < fallbacks.size(); ++i) {
+      out += absl::StrCat(i > 0 ? ", " : "", fallbacks[i]);
+    }
+    return out + "\n";
+  }
+
+ private:
+  static bool SameDimensions(const Shape& a, const Shape& b) {
+    if (a.IsTuple() != b.IsTuple()) return false;
+    if (a.IsTuple()) {
+      if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
+      for (size_t i = 0; i < a.tuple_shapes().size(); ++i) {
+        if (!SameDimensions(a.tuple_shapes()[i], b.tuple_shapes()[i])) return false;
+      }
+      return true;
+    }
+    return a.element_type() == b.element_type() && a.dimensions() == b.dimensions();
+  }
+
+  std::unique_ptr<HloModule> module_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<Arena> arena_;
+  std::vector<std::pair<int64_t, BufferTree>> parameters_;
+  std::vector<std::pair<const HloInstruction*, BufferTree>> constants_;
+  BufferTree root_;
+  CompiledKernels kernels_;
+  std::vector<std::unique_ptr<Thunk>> thunks_;
+  std::vector<Profile> profiles_;
+  bool profile_ = false;
+  double compile_ms_ = 0;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileCpuExecutable(
+    const HloModule& module, const runtime::CompileOptions& options) {
+  auto executable = std::make_unique<CpuExecutable>();
+  XLITE_RETURN_IF_ERROR(executable->Compile(module, options));
+  return executable;
+}
+
+}  // namespace xlite::cpu

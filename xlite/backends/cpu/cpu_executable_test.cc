@@ -1,0 +1,250 @@
+// Each thunk kind of the cpu backend (JIT kernel, library dot, reduce,
+// fallback) against the interpreter on random inputs, plus the deadline and
+// the profile report.
+#include "xlite/backends/cpu/cpu_executable.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "tests/differential/literal_compare.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/eval/interpreter_executable.h"
+#include "xlite/runtime/random_inputs.h"
+#include "xlite/text/parser.h"
+
+namespace xlite::cpu {
+namespace {
+
+
+// Runs `text` on both backends for a few seeds and compares; returns the
+// cpu backend's profile report.
+std::string ExpectSameAsInterpreter(const std::string& text, double relative = 0,
+                                    int threads = 2) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  EXPECT_TRUE(VerifyModule(**module).ok());
+  runtime::CompileOptions options;
+  options.threads = threads;
+  options.profile = true;
+  auto cpu = CompileCpuExecutable(**module, options);
+  EXPECT_TRUE(cpu.ok()) << cpu.status();
+  if (!cpu.ok()) return "";
+  auto interpreter = eval::MakeInterpreterExecutable(**module);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::vector<Literal> args = runtime::RandomArguments(**module, seed);
+    auto want = interpreter->Execute(args, {});
+    auto got = (*cpu)->Execute(args, {});
+    EXPECT_TRUE(want.ok()) << want.status();
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (!want.ok() || !got.ok()) return "";
+    EXPECT_EQ(testing::CompareLiterals(*want, *got, {0, relative}), "") << "seed " << seed;
+  }
+  return (*cpu)->ProfileReport();
+}
+
+bool HasLine(const std::string& report, const std::string& kind, const std::string& name) {
+  for (size_t at = 0; (at = report.find(name, at)) != std::string::npos; ++at) {
+    size_t line = report.rfind('\n', at);
+    line = line == std::string::npos ? 0 : line + 1;
+    if (report.compare(line, kind.size(), kind) == 0) return true;
+  }
+  return false;
+}
+
+TEST(CpuExecutableTest, JitFusionOfFloatChainMatchesBitForBit) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[64,300] parameter(0)
+  b = f32[300] parameter(1)
+  bb = f32[64,300] broadcast(b), dimensions={1}
+  l = f32[64,300] logistic(x)
+  m = f32[64,300] multiply(l, x)
+  t = f32[64,300] tanh(bb)
+  mx = f32[64,300] maximum(m, t)
+  sq = f32[64,300] sqrt(mx)
+  ex = f32[64,300] exponential(sq)
+  lg = f32[64,300] log(ex)
+  fl = f32[64,300] floor(lg)
+  ROOT y = f32[64,300] subtract(lg, fl)
+})");
+  EXPECT_TRUE(HasLine(report, "jit", "fusion")) << report;
+  EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
+}
+
+TEST(CpuExecutableTest, JitKernelsCoverIntegersPredConvertAndDataMovement) {
+  ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  a = s32[6,5] parameter(0)
+  b = s32[6,5] parameter(1)
+  d = s32[6,5] divide(a, b)
+  r = s32[6,5] remainder(a, b)
+  s = s32[6,5] add(d, r)
+  n = s32[6,5] negate(s)
+  ab = s32[6,5] abs(n)
+  t = s32[5,6] transpose(ab), dimensions={1,0}
+  rs = s32[30] reshape(t)
+  sl = s32[10] slice(rs), slice={[3:23:2]}
+  rv = s32[10] reverse(sl), dimensions={0}
+  io = s32[10] iota(), iota_dimension=0
+  c = pred[10] compare(rv, io), direction=GT
+  f = f64[10] convert(rv)
+  h = f64[10] multiply(f, f)
+  ch = s64[10] convert(h)
+  u = u8[10] convert(ch)
+  z = u8[10] constant({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+  mn = u8[10] minimum(u, z)
+  w = u8[10] select(c, mn, z)
+  ROOT out = (u8[10], pred[10], s64[10]) tuple(w, c, ch)
+})");
+}
+
+TEST(CpuExecutableTest, FloatToIntConvertSaturatesAndMapsNanToZero) {
+  ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[8] constant({nan, inf, -inf, 3e9, -3e9, 2.7, -2.7, 0})
+  p = f32[8] parameter(0)
+  y = f32[8] add(x, p)
+  ROOT i = s32[8] convert(y)
+})");
+}
+
+TEST(CpuExecutableTest, DotThunkHandlesTransposedOperandsAndBatches) {
+  const double kRelative = 1e-5;
+  EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[33,70] parameter(0)
+  w = f32[50,70] parameter(1)
+  ROOT d = f32[33,50] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})", kRelative), "dot", "d (dot)"));
+  EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f64[3,20,7] parameter(0)
+  w = f64[3,20,9] parameter(1)
+  ROOT d = f64[3,7,9] dot(x, w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})", 1e-12), "dot", "d (dot)"));
+  // A vector-matrix product and a layout gemm cannot take (a batch dim not
+  // leading) both still match, the second through the evaluator.
+  ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  v = f32[40] parameter(0)
+  w = f32[40,12] parameter(1)
+  ROOT d = f32[12] dot(v, w), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})", kRelative);
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[4,3,5] parameter(0)
+  w = f32[5,3,6] parameter(1)
+  ROOT d = f32[3,4,6] dot(x, w), lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
+})", kRelative);
+  EXPECT_TRUE(HasLine(report, "fallback", "d (dot)")) << report;
+}
+
+TEST(CpuExecutableTest, ReduceThunkSumsMaxAndMinOverAnyDimensions) {
+  for (const char* dims : {"{1}", "{0}", "{0,2}", "{2}"}) {
+    for (const char* op : {"add", "maximum", "minimum"}) {
+      std::string text = absl::StrCat(R"(
+HloModule m
+r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] )", op, R"((a, b)
+}
+ENTRY e {
+  x = f32[7,300,9] parameter(0)
+  z = f32[] parameter(1)
+  ROOT y = reduce(x, z), dimensions=)", dims, ", to_apply=r\n}\n");
+      std::string report = ExpectSameAsInterpreter(text, 1e-5);
+      EXPECT_TRUE(HasLine(report, "reduce", "y (reduce)")) << text << report;
+    }
+  }
+}
+
+TEST(CpuExecutableTest, FallbackRunsWhileSortAndGatherThroughTheEvaluator) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+cond {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  v = f32[8] get-tuple-element(p), index=1
+  w = f32[8] multiply(v, v)
+  ROOT t = (s32[], f32[8]) tuple(j, w)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(zero, x)
+  loop = (s32[], f32[8]) while(init), condition=cond, body=body
+  v = f32[8] get-tuple-element(loop), index=1
+  s = f32[8] sort(v), dimensions={0}, to_apply=less
+  ROOT y = f32[8] add(s, x)
+})");
+  EXPECT_TRUE(HasLine(report, "fallback", "loop (while)")) << report;
+  EXPECT_TRUE(HasLine(report, "fallback", "s (sort)")) << report;
+  EXPECT_NE(report.find("fallback to the evaluator: 2"), std::string::npos) << report;
+}
+
+TEST(CpuExecutableTest, AnEndlessLoopStopsAtTheDeadline) {
+  auto module = ParseHloModule(R"(
+HloModule m
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT q = s32[] add(p, one)
+}
+ENTRY e {
+  x = s32[] parameter(0)
+  ROOT w = s32[] while(x), condition=cond, body=body
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto cpu = CompileCpuExecutable(**module, {});
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  runtime::ExecuteOptions options;
+  options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  std::vector<Literal> args = runtime::RandomArguments(**module, 0);
+  auto result = (*cpu)->Execute(args, options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+}
+
+TEST(CpuExecutableTest, RepeatedCallsReuseTheArenaAndCachedKernels) {
+  const std::string text = R"(
+HloModule m
+ENTRY e {
+  x = f32[100000] parameter(0)
+  y = f32[100000] multiply(x, x)
+  ROOT z = f32[100000] add(y, x)
+})";
+  ExpectSameAsInterpreter(text, 0, /*threads=*/1);
+  std::string report = ExpectSameAsInterpreter(text, 0, /*threads=*/3);
+  EXPECT_NE(report.find("JIT cached"), std::string::npos) << report;
+  EXPECT_NE(report.find("3 threads"), std::string::npos) << report;
+}
+
+}  // namespace
+}  // namespace xlite::cpu

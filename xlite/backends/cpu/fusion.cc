@@ -1,0 +1,99 @@
+#include "xlite/backends/cpu/fusion.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "xlite/backends/cpu/kernel_emitter.h"
+#include "xlite/ir/computation.h"
+#include "xlite/passes/instruction_maker.h"
+
+namespace xlite::cpu {
+namespace {
+
+using Group = std::vector<HloInstruction*>;  // consumers first
+
+// Builds `fusion(kind=kLoop)` for `group` (its root first) in `entry`.
+void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
+             const Group& group) {
+  const absl::flat_hash_set<const HloInstruction*> members(group.begin(), group.end());
+  auto body = std::make_unique<HloComputation>(
+      absl::StrCat("fused_", group.front()->name()));
+  body->set_is_fusion_computation(true);
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
+  std::vector<HloInstruction*> external;
+  // Operands before users: the group reversed is a valid order because each
+  // member joined after all of its users.
+  for (auto it = group.rbegin(); it != group.rend(); ++it) {
+    HloInstruction* inst = *it;
+    std::vector<HloInstruction*> operands;
+    for (HloInstruction* op : inst->operands()) {
+      auto found = clones.find(op);
+      if (found == clones.end()) {
+        external.push_back(op);
+        found = clones.emplace(op, maker.Parameter(*body, static_cast<int64_t>(external.size()) - 1,
+                                                   *op)).first;
+      }
+      operands.push_back(found->second);
+    }
+    clones[inst] = maker.Clone(*body, *inst, operands);
+  }
+  HloInstruction* root = group.front();
+  body->set_root_instruction(clones[root]);
+  HloComputation* fused = module.AddComputationBefore(std::move(body), &entry);
+  HloInstruction* fusion = maker.Add(entry, HloOpcode::kFusion, root->shape(), external);
+  fusion->AppendCalledComputation(fused);
+  root->ReplaceAllUsesWith(fusion);
+  if (entry.root_instruction() == root) entry.set_root_instruction(fusion);
+  entry.RemoveInstructionsIf(
+      [&](const HloInstruction* inst) { return members.contains(inst); });
+}
+
+}  // namespace
+
+absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
+  HloComputation& entry = *module.entry_computation();
+  std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
+  // Reverse post order: every user is placed before its operands.
+  absl::flat_hash_map<const HloInstruction*, int64_t> group_of;
+  std::vector<Group> groups;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    HloInstruction* inst = *it;
+    if (!IsElementalSupported(*inst) || !inst->control_predecessors().empty() ||
+        !inst->control_successors().empty()) {
+      continue;
+    }
+    int64_t target = -1;
+    bool one_group = inst->user_count() > 0 && inst != entry.root_instruction();
+    for (const HloInstruction* user : inst->users()) {
+      auto found = group_of.find(user);
+      if (found == group_of.end() || (target >= 0 && found->second != target)) {
+        one_group = false;
+        break;
+      }
+      target = found->second;
+    }
+    if (!one_group) {
+      target = static_cast<int64_t>(groups.size());
+      groups.emplace_back();
+    }
+    groups[target].push_back(inst);
+    group_of[inst] = target;
+  }
+  InstructionMaker maker(module);
+  bool changed = false;
+  for (const Group& group : groups) {
+    // A lone op is a kernel already; a group of only data movement or
+    // constants has nothing to gain from a fusion wrapper either way.
+    if (group.size() < 2) continue;
+    Outline(module, entry, maker, group);
+    changed = true;
+  }
+  maker.Finish();
+  return changed;
+}
+
+}  // namespace xlite::cpu

@@ -1,0 +1,505 @@
+#include "xlite/backends/cpu/kernel_emitter.h"
+
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "xlite/backends/cpu/jit.h"
+#include "xlite/ir/computation.h"
+
+namespace xlite::cpu {
+namespace {
+
+using O = HloOpcode;
+using P = PrimitiveType;
+using Index = std::vector<llvm::Value*>;
+
+bool IsSupportedType(P t) {
+  switch (t) {
+    case P::PRED: case P::S8: case P::S16: case P::S32: case P::S64:
+    case P::U8: case P::U16: case P::U32: case P::U64: case P::F32: case P::F64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSupportedArray(const Shape& shape) {
+  return shape.IsArray() && shape.is_static() && IsSupportedType(shape.element_type());
+}
+
+// The libm functions of the transcendental opcodes (f32 name, f64 name):
+// the evaluator calls the same ones through <cmath>, so results are equal.
+struct LibmNames {
+  const char* f32;
+  const char* f64;
+};
+const absl::flat_hash_map<O, LibmNames>& LibmCalls() {
+  static const auto* calls = new absl::flat_hash_map<O, LibmNames>{
+      {O::kExp, {"expf", "exp"}},       {O::kExpm1, {"expm1f", "expm1"}},
+      {O::kLog, {"logf", "log"}},       {O::kLog1p, {"log1pf", "log1p"}},
+      {O::kTanh, {"tanhf", "tanh"}},    {O::kSin, {"sinf", "sin"}},
+      {O::kCos, {"cosf", "cos"}},       {O::kTan, {"tanf", "tan"}},
+      {O::kCbrt, {"cbrtf", "cbrt"}},    {O::kErf, {"erff", "erf"}},
+      {O::kAtan2, {"atan2f", "atan2"}}, {O::kPower, {"powf", "pow"}},
+      {O::kAtan, {"atanf", "atan"}},    {O::kSinh, {"sinhf", "sinh"}},
+      {O::kCosh, {"coshf", "cosh"}},
+  };
+  return *calls;
+}
+
+enum TypeClass : uint8_t { kPredClass = 1, kIntClass = 2, kFloatClass = 4 };
+uint8_t ClassOf(P t) {
+  if (t == P::PRED) return kPredClass;
+  return IsFloat(t) ? kFloatClass : kIntClass;
+}
+
+// Elementwise opcodes the emitter computes, by the operand type classes each
+// covers (convert and compare are handled on their own).
+const absl::flat_hash_map<O, uint8_t>& ElementwiseTable() {
+  static const auto* table = [] {
+    auto* t = new absl::flat_hash_map<O, uint8_t>{
+        {O::kAdd, kIntClass | kFloatClass},      {O::kSubtract, kIntClass | kFloatClass},
+        {O::kMultiply, kIntClass | kFloatClass}, {O::kDivide, kIntClass | kFloatClass},
+        {O::kRemainder, kIntClass | kFloatClass}, {O::kMaximum, kIntClass | kFloatClass},
+        {O::kMinimum, kIntClass | kFloatClass},  {O::kNegate, kIntClass | kFloatClass},
+        {O::kAbs, kIntClass | kFloatClass},      {O::kSign, kIntClass | kFloatClass},
+        {O::kClamp, kIntClass | kFloatClass},    {O::kSqrt, kFloatClass},
+        {O::kRsqrt, kFloatClass},                {O::kLogistic, kFloatClass},
+        {O::kFloor, kFloatClass},                {O::kCeil, kFloatClass},
+        {O::kRoundNearestEven, kFloatClass},     {O::kRoundNearestAfz, kFloatClass},
+        {O::kIsFinite, kFloatClass},
+        {O::kAnd, kPredClass | kIntClass},       {O::kOr, kPredClass | kIntClass},
+        {O::kXor, kPredClass | kIntClass},       {O::kNot, kPredClass | kIntClass},
+        {O::kSelect, kPredClass | kIntClass | kFloatClass},
+        {O::kCopy, kPredClass | kIntClass | kFloatClass},
+    };
+    for (const auto& [op, names] : LibmCalls()) (*t)[op] = kFloatClass;
+    return t;
+  }();
+  return *table;
+}
+
+// Data movement and leaves, any supported type.
+bool IsIndexingOp(O op) {
+  switch (op) {
+    case O::kBroadcast: case O::kReshape: case O::kTranspose: case O::kSlice:
+    case O::kReverse: case O::kConvert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Emitter {
+ public:
+  Emitter(llvm::LLVMContext& ctx, llvm::Module& module) : ctx_(ctx), module_(module), b_(ctx) {}
+
+  // Defines `name(ptr buffers, i64 begin, i64 end)` for `spec`.
+  void EmitKernel(const KernelSpec& spec, const std::string& name) {
+    spec_ = &spec;
+    memo_.clear();
+    auto* i64 = b_.getInt64Ty();
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, i64}, false);
+    llvm::Function* fn =
+        llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, module_);
+    fn_ = fn;
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::Value* buffers = fn->getArg(0);
+    buffer_ptrs_.clear();
+    for (size_t i = 0; i <= spec.inputs.size(); ++i) {
+      buffer_ptrs_.push_back(b_.CreateLoad(
+          b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, i)));
+    }
+    const Shape& shape = spec.root->shape();
+    Index index(shape.rank());
+    EmitLoops(shape, 0, fn->getArg(1), fn->getArg(2), index);
+    b_.CreateRetVoid();
+  }
+
+ private:
+  // Loop over dimension `d` (the outermost from `begin` to `end`), then the
+  // element at the full index.
+  void EmitLoops(const Shape& shape, int64_t d, llvm::Value* begin, llvm::Value* end,
+                 Index& index) {
+    if (d == shape.rank()) {
+      memo_.clear();  // values belong to one index
+      llvm::Value* v = Emit(*spec_->root, index);
+      Store(v, shape, buffer_ptrs_[0], index);
+      return;
+    }
+    auto* i64 = b_.getInt64Ty();
+    llvm::Value* lo = d == 0 ? begin : llvm::ConstantInt::get(i64, 0);
+    llvm::Value* hi = d == 0 ? end : llvm::ConstantInt::get(i64, shape.dimensions(d));
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* iv = b_.CreatePHI(i64, 2);
+    iv->addIncoming(lo, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), body, exit);
+    b_.SetInsertPoint(body);
+    index[d] = iv;
+    EmitLoops(shape, d + 1, begin, end, index);
+    iv->addIncoming(b_.CreateNUWAdd(iv, llvm::ConstantInt::get(i64, 1)), b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+  }
+
+  llvm::Type* StorageType(P t) {
+    switch (t) {
+      case P::F32: return b_.getFloatTy();
+      case P::F64: return b_.getDoubleTy();
+      default: return b_.getIntNTy(StorageBytes(t) * 8);
+    }
+  }
+  llvm::Type* ValueType(P t) { return t == P::PRED ? b_.getInt1Ty() : StorageType(t); }
+
+  llvm::Value* Linear(const Shape& shape, const Index& index) {
+    llvm::Value* linear = b_.getInt64(0);
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      linear = b_.CreateNSWAdd(b_.CreateNSWMul(linear, b_.getInt64(shape.dimensions(d))),
+                               index[d]);
+    }
+    return linear;
+  }
+
+  llvm::Value* Load(const Shape& shape, llvm::Value* base, const Index& index) {
+    llvm::Type* ty = StorageType(shape.element_type());
+    llvm::Value* v = b_.CreateLoad(ty, b_.CreateInBoundsGEP(ty, base, Linear(shape, index)));
+    return shape.element_type() == P::PRED ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  }
+
+  void Store(llvm::Value* v, const Shape& shape, llvm::Value* base, const Index& index) {
+    llvm::Type* ty = StorageType(shape.element_type());
+    if (shape.element_type() == P::PRED) v = b_.CreateZExt(v, ty);
+    b_.CreateStore(v, b_.CreateInBoundsGEP(ty, base, Linear(shape, index)));
+  }
+
+  llvm::Value* Constant(const Literal& literal, int64_t i) {
+    const P t = literal.shape().element_type();
+    if (t == P::F32) return llvm::ConstantFP::get(b_.getFloatTy(), literal.Get<float>(i));
+    if (t == P::F64) return llvm::ConstantFP::get(b_.getDoubleTy(), literal.Get<double>(i));
+    return llvm::ConstantInt::get(ValueType(t), literal.GetBits(i));
+  }
+
+  llvm::Value* Emit(const HloInstruction& inst, const Index& index) {
+    auto key = std::make_pair(&inst, index);
+    auto found = memo_.find(key);
+    if (found != memo_.end()) return found->second;
+    llvm::Value* v = EmitUncached(inst, index);
+    memo_.emplace(std::move(key), v);
+    return v;
+  }
+
+  llvm::Value* EmitUncached(const HloInstruction& inst, const Index& index) {
+    for (size_t i = 0; i < spec_->inputs.size(); ++i) {
+      if (spec_->inputs[i] == &inst) return Load(inst.shape(), buffer_ptrs_[i + 1], index);
+    }
+    const Shape& shape = inst.shape();
+    auto operand = [&](int64_t i) { return Emit(*inst.operand(i), index); };
+    switch (inst.opcode()) {
+      case O::kConstant: return EmitConstant(inst, index);
+      case O::kIota: {
+        llvm::Value* i = index[inst.attrs<IntAttrs>().value];
+        if (IsFloat(shape.element_type())) return b_.CreateSIToFP(i, ValueType(shape.element_type()));
+        return b_.CreateTrunc(i, ValueType(shape.element_type()));
+      }
+      case O::kBroadcast: {
+        Index in;
+        for (int64_t d : inst.dimensions()) in.push_back(index[d]);
+        return Emit(*inst.operand(0), in);
+      }
+      case O::kTranspose: {
+        Index in(shape.rank());
+        for (int64_t i = 0; i < shape.rank(); ++i) in[inst.dimensions()[i]] = index[i];
+        return Emit(*inst.operand(0), in);
+      }
+      case O::kReverse: {
+        Index in = index;
+        for (int64_t d : inst.dimensions()) {
+          in[d] = b_.CreateSub(b_.getInt64(shape.dimensions(d) - 1), index[d]);
+        }
+        return Emit(*inst.operand(0), in);
+      }
+      case O::kSlice: {
+        const auto& slice = inst.attrs<SliceAttrs>();
+        Index in(shape.rank());
+        for (int64_t d = 0; d < shape.rank(); ++d) {
+          in[d] = b_.CreateNSWAdd(b_.getInt64(slice.starts[d]),
+                                  b_.CreateNSWMul(index[d], b_.getInt64(slice.strides[d])));
+        }
+        return Emit(*inst.operand(0), in);
+      }
+      case O::kReshape: {
+        const Shape& from = inst.operand(0)->shape();
+        llvm::Value* linear = Linear(shape, index);
+        Index in(from.rank());
+        for (int64_t d = from.rank() - 1; d >= 0; --d) {
+          llvm::Value* size = b_.getInt64(from.dimensions(d));
+          in[d] = d == 0 ? linear : b_.CreateURem(linear, size);
+          if (d > 0) linear = b_.CreateUDiv(linear, size);
+        }
+        return Emit(*inst.operand(0), in);
+      }
+      case O::kConvert:
+        return Convert(operand(0), inst.operand(0)->shape().element_type(), shape.element_type());
+      case O::kCompare: return Compare(inst, operand(0), operand(1));
+      case O::kSelect: return b_.CreateSelect(operand(0), operand(1), operand(2));
+      case O::kCopy: return operand(0);
+      case O::kClamp: {
+        const P t = shape.element_type();
+        return Extremum(false, t, operand(2), Extremum(true, t, operand(0), operand(1)));
+      }
+      default: break;
+    }
+    const P t = inst.operand(0)->shape().element_type();
+    if (inst.operand_count() == 1) return Unary(inst.opcode(), t, operand(0));
+    return Binary(inst.opcode(), t, operand(0), operand(1));
+  }
+
+  llvm::Value* EmitConstant(const HloInstruction& inst, const Index& index) {
+    const Literal& literal = inst.literal();
+    if (inst.shape().rank() == 0) return Constant(literal, 0);
+    llvm::Type* ty = StorageType(inst.shape().element_type());
+    auto raw = literal.raw_data();
+    llvm::Constant* data = llvm::ConstantDataArray::getRaw(
+        llvm::StringRef(reinterpret_cast<const char*>(raw.data()), raw.size()),
+        literal.element_count(), ty);
+    auto* global = new llvm::GlobalVariable(module_, data->getType(), /*isConstant=*/true,
+                                            llvm::GlobalValue::PrivateLinkage, data);
+    return Load(inst.shape(), global, index);
+  }
+
+  llvm::Value* CallLibm(O op, P t, std::vector<llvm::Value*> args) {
+    const LibmNames& names = LibmCalls().at(op);
+    llvm::Type* ty = ValueType(t);
+    std::vector<llvm::Type*> params(args.size(), ty);
+    llvm::FunctionCallee callee = module_.getOrInsertFunction(
+        t == P::F32 ? names.f32 : names.f64, llvm::FunctionType::get(ty, params, false));
+    return b_.CreateCall(callee, args);
+  }
+
+  // maximum / minimum with the evaluator's rules: NaN wins (the first
+  // operand's when both are), equal values give the first operand.
+  llvm::Value* Extremum(bool max, P t, llvm::Value* a, llvm::Value* b) {
+    if (IsFloat(t)) {
+      llvm::Value* pick_b = max ? b_.CreateFCmpOLT(a, b) : b_.CreateFCmpOLT(b, a);
+      llvm::Value* r = b_.CreateSelect(pick_b, b, a);
+      r = b_.CreateSelect(b_.CreateFCmpUNO(b, b), b, r);
+      return b_.CreateSelect(b_.CreateFCmpUNO(a, a), a, r);
+    }
+    const bool s = IsSignedInt(t);
+    llvm::Value* pick_b = max ? (s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b))
+                              : (s ? b_.CreateICmpSLT(b, a) : b_.CreateICmpULT(b, a));
+    return b_.CreateSelect(pick_b, b, a);
+  }
+
+  llvm::Value* Unary(O op, P t, llvm::Value* x) {
+    llvm::Type* ty = ValueType(t);
+    if (LibmCalls().contains(op)) return CallLibm(op, t, {x});
+    const bool is_float = IsFloat(t);
+    switch (op) {
+      case O::kNegate: return is_float ? b_.CreateFNeg(x) : b_.CreateNeg(x);
+      case O::kAbs:
+        if (is_float) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+        if (IsUnsignedInt(t)) return x;
+        return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(ty, 0)),
+                               b_.CreateNeg(x), x);
+      case O::kSign: {
+        if (is_float) {
+          // NaN and zeros stay; everything else is copysign(1, x).
+          llvm::Value* one = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                                      llvm::ConstantFP::get(ty, 1.0), x);
+          llvm::Value* keep = b_.CreateFCmpUEQ(x, llvm::ConstantFP::get(ty, 0.0));
+          return b_.CreateSelect(keep, x, one);
+        }
+        llvm::Value* zero = llvm::ConstantInt::get(ty, 0);
+        if (IsUnsignedInt(t)) return b_.CreateZExt(b_.CreateICmpNE(x, zero), ty);
+        return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero), ty),
+                            b_.CreateZExt(b_.CreateICmpSLT(x, zero), ty));
+      }
+      case O::kSqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+      case O::kRsqrt:
+        return b_.CreateFDiv(llvm::ConstantFP::get(ty, 1.0),
+                             b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+      case O::kLogistic: {
+        llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
+        return b_.CreateFDiv(one, b_.CreateFAdd(one, CallLibm(O::kExp, t, {b_.CreateFNeg(x)})));
+      }
+      case O::kFloor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+      case O::kCeil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+      case O::kRoundNearestEven: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+      case O::kRoundNearestAfz: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::round, x);
+      case O::kIsFinite:
+        return b_.CreateFCmpONE(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+                                llvm::ConstantFP::getInfinity(ty));
+      case O::kNot: return b_.CreateNot(x);
+      default: break;
+    }
+    XLITE_CHECK(false && "unary opcode outside the emitter's table");
+    return nullptr;
+  }
+
+  llvm::Value* Binary(O op, P t, llvm::Value* a, llvm::Value* b) {
+    if (LibmCalls().contains(op)) return CallLibm(op, t, {a, b});
+    llvm::Type* ty = ValueType(t);
+    const bool is_float = IsFloat(t), is_signed = IsSignedInt(t);
+    switch (op) {
+      case O::kAdd: return is_float ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+      case O::kSubtract: return is_float ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+      case O::kMultiply: return is_float ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+      case O::kMaximum: return Extremum(true, t, a, b);
+      case O::kMinimum: return Extremum(false, t, a, b);
+      case O::kAnd: return b_.CreateAnd(a, b);
+      case O::kOr: return b_.CreateOr(a, b);
+      case O::kXor: return b_.CreateXor(a, b);
+      case O::kDivide:
+      case O::kRemainder: {
+        const bool div = op == O::kDivide;
+        if (is_float) return div ? b_.CreateFDiv(a, b) : b_.CreateFRem(a, b);
+        // XLA: x/0 = -1 (unsigned: all ones), x%0 = x, MIN/-1 = MIN, MIN%-1 = 0.
+        llvm::Value* zero = llvm::ConstantInt::get(ty, 0);
+        llvm::Value* one = llvm::ConstantInt::get(ty, 1);
+        llvm::Value* by_zero = b_.CreateICmpEQ(b, zero);
+        llvm::Value* by_minus_one =
+            is_signed ? b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(ty, -1)) : b_.getFalse();
+        llvm::Value* safe = b_.CreateSelect(b_.CreateOr(by_zero, by_minus_one), one, b);
+        llvm::Value* q = div ? (is_signed ? b_.CreateSDiv(a, safe) : b_.CreateUDiv(a, safe))
+                             : (is_signed ? b_.CreateSRem(a, safe) : b_.CreateURem(a, safe));
+        llvm::Value* on_minus_one = div ? b_.CreateNeg(a) : zero;
+        llvm::Value* on_zero = div ? llvm::ConstantInt::getSigned(ty, -1) : a;
+        return b_.CreateSelect(by_zero, on_zero, b_.CreateSelect(by_minus_one, on_minus_one, q));
+      }
+      default: break;
+    }
+    XLITE_CHECK(false && "binary opcode outside the emitter's table");
+    return nullptr;
+  }
+
+  // XLA's convert: float->int truncates with NaN -> 0 and saturation (the
+  // llvm.fpto*i.sat semantics), anything -> pred is x != 0.
+  llvm::Value* Convert(llvm::Value* x, P from, P to) {
+    llvm::Type* ty = ValueType(to);
+    if (from == to) return x;
+    if (to == P::PRED) {
+      if (IsFloat(from)) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+      return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+    }
+    if (IsFloat(from) && IsFloat(to)) return b_.CreateFPCast(x, ty);
+    if (IsFloat(from)) {
+      return b_.CreateIntrinsic(IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat
+                                                : llvm::Intrinsic::fptoui_sat,
+                                {ty, x->getType()}, {x});
+    }
+    const bool from_signed = IsSignedInt(from);
+    if (IsFloat(to)) return from_signed ? b_.CreateSIToFP(x, ty) : b_.CreateUIToFP(x, ty);
+    return b_.CreateIntCast(x, ty, from_signed);
+  }
+
+  llvm::Value* Compare(const HloInstruction& inst, llvm::Value* a, llvm::Value* b) {
+    const auto& cmp = inst.attrs<CompareAttrs>();
+    const P t = inst.operand(0)->shape().element_type();
+    const ComparisonType type = cmp.type.value_or(DefaultComparisonType(t));
+    using D = ComparisonDirection;
+    if (type == ComparisonType::kFloat) {
+      switch (cmp.direction) {
+        case D::kEq: return b_.CreateFCmpOEQ(a, b);
+        case D::kNe: return b_.CreateFCmpUNE(a, b);
+        case D::kGe: return b_.CreateFCmpOGE(a, b);
+        case D::kGt: return b_.CreateFCmpOGT(a, b);
+        case D::kLe: return b_.CreateFCmpOLE(a, b);
+        case D::kLt: return b_.CreateFCmpOLT(a, b);
+      }
+    }
+    const bool s = type == ComparisonType::kSigned;
+    switch (cmp.direction) {
+      case D::kEq: return b_.CreateICmpEQ(a, b);
+      case D::kNe: return b_.CreateICmpNE(a, b);
+      case D::kGe: return s ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+      case D::kGt: return s ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+      case D::kLe: return s ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+      case D::kLt: return s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+    }
+    return nullptr;
+  }
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  const KernelSpec* spec_ = nullptr;
+  std::vector<llvm::Value*> buffer_ptrs_;
+  std::map<std::pair<const HloInstruction*, Index>, llvm::Value*> memo_;
+};
+
+bool IsSupportedCompare(const HloInstruction& inst) {
+  const P t = inst.operand(0)->shape().element_type();
+  const ComparisonType type =
+      inst.attrs<CompareAttrs>().type.value_or(DefaultComparisonType(t));
+  if (IsFloat(t)) return type == ComparisonType::kFloat;
+  // Integers compare by their comparison type; pred as unsigned 0/1.
+  return type == ComparisonType::kSigned || type == ComparisonType::kUnsigned;
+}
+
+}  // namespace
+
+bool IsElementalSupported(const HloInstruction& inst) {
+  if (!IsSupportedArray(inst.shape())) return false;
+  for (const HloInstruction* op : inst.operands()) {
+    if (!IsSupportedArray(op->shape())) return false;
+  }
+  const O op = inst.opcode();
+  if (op == O::kConstant) return inst.shape().ElementCount() <= kMaxFusedConstantElements;
+  if (op == O::kIota) return inst.shape().element_type() != P::PRED;
+  if (op == O::kCompare) return IsSupportedCompare(inst);
+  if (IsIndexingOp(op)) return true;
+  auto found = ElementwiseTable().find(op);
+  if (found == ElementwiseTable().end() || inst.operand_count() == 0) return false;
+  // select's class is that of its value operands.
+  const P t = inst.operand(op == O::kSelect ? 1 : 0)->shape().element_type();
+  return (found->second & ClassOf(t)) != 0;
+}
+
+KernelSpec SpecFor(const HloInstruction& inst) {
+  KernelSpec spec;
+  if (inst.opcode() == O::kFusion) {
+    const HloComputation& body = *inst.to_apply();
+    spec.root = body.root_instruction();
+    for (const HloInstruction* p : body.parameter_instructions()) spec.inputs.push_back(p);
+    return spec;
+  }
+  spec.root = &inst;
+  for (const HloInstruction* op : inst.operands()) spec.inputs.push_back(op);
+  return spec;
+}
+
+absl::StatusOr<CompiledKernels> CompileKernels(const std::vector<KernelSpec>& specs) {
+  if (specs.empty()) return CompiledKernels{};
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>("xlite_kernels", *ctx);
+  Emitter emitter(*ctx, *module);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    names.push_back(absl::StrCat("xlite_kernel_", i));
+    emitter.EmitKernel(specs[i], names.back());
+  }
+  std::string error;
+  llvm::raw_string_ostream error_stream(error);
+  if (llvm::verifyModule(*module, &error_stream)) {
+    return absl::InternalError(absl::StrCat("kernel IR does not verify: ", error));
+  }
+  return JitCompile(std::move(ctx), std::move(module), names);
+}
+
+}  // namespace xlite::cpu

@@ -1,0 +1,56 @@
+// The elemental kernel emitter of the cpu backend: LLVM IR for loop nests
+// that compute an elementwise op, a data-movement op or a whole loop fusion
+// one output element at a time, compiled through jit.h. This header keeps
+// LLVM out of its users; only kernel_emitter.cc and jit.cc include it.
+#ifndef XLITE_BACKENDS_CPU_KERNEL_EMITTER_H_
+#define XLITE_BACKENDS_CPU_KERNEL_EMITTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xlite/ir/instruction.h"
+
+namespace xlite::cpu {
+
+// Whether the emitter computes `inst` elementally: array result and operands
+// of element types pred, s8-s64, u8-u64, f32, f64, and an opcode of the
+// emitter's table for those types (elementwise arithmetic, compare, select,
+// clamp, convert, copy, broadcast, reshape, transpose, slice, reverse, iota,
+// constants up to kMaxFusedConstantElements). The one predicate fusion and
+// the thunk builder ask.
+bool IsElementalSupported(const HloInstruction& inst);
+inline constexpr int64_t kMaxFusedConstantElements = 4096;
+
+// A compiled kernel: writes the output elements whose outermost index lies
+// in [begin, end) (the whole output for a scalar with [0, 1)); buffers[0]
+// is the output, buffers[1 + i] input i, all dense row-major.
+using KernelFn = void (*)(void* const* buffers, int64_t begin, int64_t end);
+
+// One kernel to emit: `root` computed from `inputs` (a fusion's parameters
+// by number, or a lone instruction's operands).
+struct KernelSpec {
+  const HloInstruction* root = nullptr;
+  std::vector<const HloInstruction*> inputs;
+};
+// The spec of a fusion instruction (its body's root over its parameters) or
+// of a lone elemental instruction (over its operands).
+KernelSpec SpecFor(const HloInstruction& inst);
+
+struct CompiledKernels {
+  std::vector<KernelFn> kernels;  // one per spec, in order
+  double compile_ms = 0;          // 0 when the cache had them
+  bool cached = false;
+  std::shared_ptr<void> owner;    // keeps the JIT's code alive
+};
+
+// Emits every spec into one LLVM module, optimises it for the host CPU and
+// compiles it, or takes it from the in-process cache (keyed by the module's
+// IR text and the host target).
+absl::StatusOr<CompiledKernels> CompileKernels(const std::vector<KernelSpec>& specs);
+
+}  // namespace xlite::cpu
+
+#endif  // XLITE_BACKENDS_CPU_KERNEL_EMITTER_H_
