@@ -54,7 +54,9 @@ bool HasLine(const std::string& report, const std::string& kind, const std::stri
   return false;
 }
 
-TEST(CpuExecutableTest, JitFusionOfFloatChainMatchesBitForBit) {
+// f32 exp, log, tanh and logistic are inline approximations (fast_math.h,
+// within a few ulp), so the chain agrees within a small bound, not bit for bit.
+TEST(CpuExecutableTest, JitFusionOfFloatChainMatchesWithinFastMathError) {
   std::string report = ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
@@ -70,7 +72,8 @@ ENTRY e {
   lg = f32[64,300] log(ex)
   fl = f32[64,300] floor(lg)
   ROOT y = f32[64,300] subtract(lg, fl)
-})");
+})",
+                                               1e-5);
   EXPECT_TRUE(HasLine(report, "jit", "fusion")) << report;
   EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
 }

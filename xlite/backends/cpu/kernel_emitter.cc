@@ -12,6 +12,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "xlite/backends/cpu/fast_math.h"
 #include "xlite/backends/cpu/jit.h"
 #include "xlite/ir/computation.h"
 
@@ -38,6 +39,7 @@ bool IsSupportedArray(const Shape& shape) {
 
 // The libm functions of the transcendental opcodes (f32 name, f64 name):
 // the evaluator calls the same ones through <cmath>, so results are equal.
+// f32 exp, log, tanh and logistic are inline instead (fast_math.h).
 struct LibmNames {
   const char* f32;
   const char* f64;
@@ -307,6 +309,7 @@ class Emitter {
 
   llvm::Value* Unary(O op, P t, llvm::Value* x) {
     llvm::Type* ty = ValueType(t);
+    if (t == P::F32 && HasFastF32(op)) return EmitFastF32(b_, op, x);
     if (LibmCalls().contains(op)) return CallLibm(op, t, {x});
     const bool is_float = IsFloat(t);
     switch (op) {
