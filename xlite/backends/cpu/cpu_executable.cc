@@ -111,6 +111,7 @@ class CpuExecutable : public runtime::Executable {
     pool_ = std::make_unique<ThreadPool>(options.threads);
 
     const HloComputation& entry = *module_->entry_computation();
+    AssignResultSlots(entry.root_instruction(), static_cast<int32_t>(1 + entry.num_parameters()));
     Planner planner;
     absl::flat_hash_map<const HloInstruction*, BufferTree> trees;
     std::vector<Step> steps;
@@ -118,7 +119,14 @@ class CpuExecutable : public runtime::Executable {
     for (const HloInstruction* inst : entry.MakeInstructionPostOrder()) {
       switch (inst->opcode()) {
         case HloOpcode::kParameter:
-          trees[inst] = planner.Allocate(inst->shape());
+          // Arrays are read where the caller keeps them; tuples are copied in.
+          if (inst->shape().IsArray()) {
+            trees[inst] = BufferTree{inst->shape(), 0, {},
+                                     static_cast<int32_t>(1 + inst->parameter_number())};
+            in_place_.push_back(inst->parameter_number());
+          } else {
+            trees[inst] = planner.Allocate(inst->shape());
+          }
           parameters_.emplace_back(inst->parameter_number(), trees[inst]);
           continue;
         case HloOpcode::kConstant:
@@ -137,7 +145,10 @@ class CpuExecutable : public runtime::Executable {
         default:
           break;
       }
-      trees[inst] = planner.Allocate(inst->shape());
+      auto result_slot = result_slots_.find(inst);
+      trees[inst] = result_slot == result_slots_.end()
+                        ? planner.Allocate(inst->shape())
+                        : BufferTree{inst->shape(), 0, {}, result_slot->second};
       Step step{inst, Step::kFallback};
       if (inst->opcode() == HloOpcode::kFusion ? IsEmittableFusion(*inst)
                                                : IsElementalSupported(*inst)) {
@@ -157,16 +168,17 @@ class CpuExecutable : public runtime::Executable {
       return absl::ResourceExhaustedError(
           absl::StrCat("cpu backend: cannot allocate its ", planner.size(), "-byte arena"));
     }
-    uint8_t* base = arena_->data();
-    for (const auto& [inst, tree] : constants_) WriteLiteral(inst->literal(), tree, base);
+    slots_.assign(1 + entry.num_parameters() + result_paths_.size(), nullptr);
+    slots_[0] = arena_->data();
+    for (const auto& [inst, tree] : constants_) WriteLiteral(inst->literal(), tree, slots_.data());
 
     XLITE_ASSIGN_OR_RETURN(kernels_, CompileKernels(specs));
-    auto at = [&](const HloInstruction* inst) { return base + trees[inst].offset; };
+    auto at = [&](const HloInstruction* inst) { return RefOf(trees[inst]); };
     for (const Step& step : steps) {
       const HloInstruction& inst = *step.inst;
       std::unique_ptr<Thunk> thunk;
       if (step.kind == Step::kKernel) {
-        std::vector<void*> buffers{at(&inst)};
+        std::vector<BufferRef> buffers{at(&inst)};
         for (const HloInstruction* op : inst.operands()) buffers.push_back(at(op));
         thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers));
       } else if (step.kind == Step::kDot) {
@@ -199,10 +211,19 @@ class CpuExecutable : public runtime::Executable {
         return InvalidArgument("argument ", number, " does not have the shape ",
                                tree.shape.ToString());
       }
-      WriteLiteral(args[number], tree, arena_->data());
+      if (tree.slot == 0) WriteLiteral(args[number], tree, slots_.data());
+    }
+    for (int64_t number : in_place_) {
+      slots_[1 + number] = const_cast<uint8_t*>(args[number].raw_data().data());
+    }
+    Literal result(root_.shape);
+    for (size_t k = 0; k < result_paths_.size(); ++k) {
+      Literal* leaf = &result;
+      for (int64_t i : result_paths_[k]) leaf = &leaf->mutable_tuple_elements()[i];
+      slots_[first_result_slot_ + k] = leaf->mutable_raw_data().data();
     }
     ThunkContext ctx;
-    ctx.arena = arena_->data();
+    ctx.slots = slots_.data();
     ctx.pool = pool_.get();
     ctx.eval_options.rng_seed = options.rng_seed;
     ctx.eval_options.deadline = options.deadline;
@@ -217,7 +238,8 @@ class CpuExecutable : public runtime::Executable {
         ++profiles_[i].calls;
       }
     }
-    return ReadLiteral(root_, arena_->data());
+    FillLiteral(root_, result, slots_.data());
+    return result;
   }
 
   std::string ProfileReport() const override {
@@ -243,6 +265,31 @@ class CpuExecutable : public runtime::Executable {
   }
 
  private:
+  // The arrays the root returns through tuple instructions (not parameters,
+  // constants or repeats) get slots from `first` on, bound per call to the
+  // result literal's arrays, so they are computed where the caller gets them.
+  void AssignResultSlots(const HloInstruction* inst, int32_t first) {
+    first_result_slot_ = first;
+    std::vector<int64_t> path;
+    AssignResultSlots(inst, path);
+  }
+  void AssignResultSlots(const HloInstruction* inst, std::vector<int64_t>& path) {
+    if (inst->opcode() == HloOpcode::kTuple) {
+      for (int64_t i = 0; i < inst->operand_count(); ++i) {
+        path.push_back(i);
+        AssignResultSlots(inst->operand(i), path);
+        path.pop_back();
+      }
+      return;
+    }
+    if (!inst->shape().IsArray() || inst->opcode() == HloOpcode::kParameter ||
+        inst->opcode() == HloOpcode::kConstant || result_slots_.contains(inst)) {
+      return;
+    }
+    result_slots_[inst] = first_result_slot_ + static_cast<int32_t>(result_paths_.size());
+    result_paths_.push_back(path);
+  }
+
   static bool SameDimensions(const Shape& a, const Shape& b) {
     if (a.IsTuple() != b.IsTuple()) return false;
     if (a.IsTuple()) {
@@ -259,6 +306,11 @@ class CpuExecutable : public runtime::Executable {
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<Arena> arena_;
   std::vector<std::pair<int64_t, BufferTree>> parameters_;
+  std::vector<int64_t> in_place_;  // array parameters, read from the arguments
+  std::vector<uint8_t*> slots_;    // this call's bases (see BufferTree)
+  absl::flat_hash_map<const HloInstruction*, int32_t> result_slots_;
+  std::vector<std::vector<int64_t>> result_paths_;  // per result slot, its tuple index
+  int32_t first_result_slot_ = 0;
   std::vector<std::pair<const HloInstruction*, BufferTree>> constants_;
   BufferTree root_;
   CompiledKernels kernels_;

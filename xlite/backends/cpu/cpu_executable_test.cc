@@ -235,6 +235,29 @@ ENTRY e {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
 }
 
+// Array arguments are read in place and returned arrays computed in the
+// result literal; repeats, parameters, constants and tuple elements of the
+// result are copied, over several calls of one executable.
+TEST(CpuExecutableTest, ArgumentsReadInPlaceAndResultsWrittenInPlace) {
+  ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  p = f32[4,5] parameter(0)
+  t = (f32[4,5], s32[3]) parameter(1)
+  a = f32[4,5] add(p, p)
+  g = f32[4,5] get-tuple-element(t), index=0
+  s = f32[4,5] multiply(g, a)
+  c = f32[2] constant({1, 2})
+  inner = (f32[4,5], f32[4,5]) tuple(s, p)
+  ROOT r = (f32[4,5], f32[4,5], f32[4,5], f32[2], f32[4,5], (f32[4,5], f32[4,5])) tuple(a, a, p, c, g, inner)
+})");
+  ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  ROOT p = f32[7] parameter(0)
+})");
+}
+
 TEST(CpuExecutableTest, RepeatedCallsReuseTheArenaAndCachedKernels) {
   const std::string text = R"(
 HloModule m

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/container/inlined_vector.h"
+
 #include "xlite/analysis/reduction_kind.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/combining_functors.h"
@@ -23,7 +25,7 @@ int64_t ArrayBytes(const Shape& shape) {
 
 class KernelThunk : public Thunk {
  public:
-  KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<void*> buffers)
+  KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers)
       : Thunk(inst), fn_(fn), buffers_(std::move(buffers)) {
     const Shape& shape = inst.shape();
     rows_ = shape.rank() == 0 ? 1 : shape.dimensions(0);
@@ -32,19 +34,21 @@ class KernelThunk : public Thunk {
   std::string_view kind() const override { return "jit"; }
   absl::Status Run(ThunkContext& ctx) override {
     if (rows_ == 0) return absl::OkStatus();
+    absl::InlinedVector<void*, 8> pointers;
+    for (BufferRef ref : buffers_) pointers.push_back(Resolve(ref, ctx.slots));
     if (!parallel_ || ctx.pool->size() == 1) {
-      fn_(buffers_.data(), 0, rows_);
+      fn_(pointers.data(), 0, rows_);
       return absl::OkStatus();
     }
     ctx.pool->ParallelFor(rows_, [&](int64_t begin, int64_t end) {
-      fn_(buffers_.data(), begin, end);
+      fn_(pointers.data(), begin, end);
     });
     return absl::OkStatus();
   }
 
  private:
   KernelFn fn_;
-  std::vector<void*> buffers_;
+  std::vector<BufferRef> buffers_;
   int64_t rows_ = 0;
   bool parallel_ = false;
 };
@@ -57,25 +61,27 @@ class DotThunk : public Thunk {
     bool trans_a = false, trans_b = false;
     int64_t batch = 1, m = 1, n = 1, k = 1;
   };
-  DotThunk(const HloInstruction& inst, Plan plan, uint8_t* out, const uint8_t* lhs,
-           const uint8_t* rhs)
+  DotThunk(const HloInstruction& inst, Plan plan, BufferRef out, BufferRef lhs, BufferRef rhs)
       : Thunk(inst), plan_(plan), out_(out), lhs_(lhs), rhs_(rhs) {}
   std::string_view kind() const override { return "dot"; }
-  absl::Status Run(ThunkContext&) override {
+  absl::Status Run(ThunkContext& ctx) override {
     const Plan& p = plan_;
+    const uint8_t* lhs = Resolve(lhs_, ctx.slots);
+    const uint8_t* rhs = Resolve(rhs_, ctx.slots);
+    uint8_t* out = Resolve(out_, ctx.slots);
     const auto ta = p.trans_a ? CblasTrans : CblasNoTrans;
     const auto tb = p.trans_b ? CblasTrans : CblasNoTrans;
     const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
     for (int64_t b = 0; b < p.batch; ++b) {
       if (p.f64) {
-        const auto* a = reinterpret_cast<const double*>(lhs_) + b * p.m * p.k;
-        const auto* bm = reinterpret_cast<const double*>(rhs_) + b * p.k * p.n;
-        auto* c = reinterpret_cast<double*>(out_) + b * p.m * p.n;
+        const auto* a = reinterpret_cast<const double*>(lhs) + b * p.m * p.k;
+        const auto* bm = reinterpret_cast<const double*>(rhs) + b * p.k * p.n;
+        auto* c = reinterpret_cast<double*>(out) + b * p.m * p.n;
         cblas_dgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0, a, lda, bm, ldb, 0.0, c, p.n);
       } else {
-        const auto* a = reinterpret_cast<const float*>(lhs_) + b * p.m * p.k;
-        const auto* bm = reinterpret_cast<const float*>(rhs_) + b * p.k * p.n;
-        auto* c = reinterpret_cast<float*>(out_) + b * p.m * p.n;
+        const auto* a = reinterpret_cast<const float*>(lhs) + b * p.m * p.k;
+        const auto* bm = reinterpret_cast<const float*>(rhs) + b * p.k * p.n;
+        auto* c = reinterpret_cast<float*>(out) + b * p.m * p.n;
         cblas_sgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0f, a, lda, bm, ldb, 0.0f, c, p.n);
       }
     }
@@ -84,9 +90,7 @@ class DotThunk : public Thunk {
 
  private:
   Plan plan_;
-  uint8_t* out_;
-  const uint8_t* lhs_;
-  const uint8_t* rhs_;
+  BufferRef out_, lhs_, rhs_;
 };
 
 // Walks the reduced elements of each output with per-dimension strides;
@@ -94,10 +98,9 @@ class DotThunk : public Thunk {
 // contiguously with eight partial results.
 class ReduceThunk : public Thunk {
  public:
-  ReduceThunk(const HloInstruction& inst, ReductionKind kind, uint8_t* out, const uint8_t* input,
-              const uint8_t* init)
-      : Thunk(inst), kind_(kind), out_(reinterpret_cast<float*>(out)),
-        input_(reinterpret_cast<const float*>(input)), init_(reinterpret_cast<const float*>(init)) {
+  ReduceThunk(const HloInstruction& inst, ReductionKind kind, BufferRef out, BufferRef input,
+              BufferRef init)
+      : Thunk(inst), kind_(kind), out_(out), input_(input), init_(init) {
     const Shape& shape = inst.operand(0)->shape();
     std::vector<bool> reduced(shape.rank(), false);
     for (int64_t d : inst.dimensions()) reduced[d] = true;
@@ -135,8 +138,11 @@ class ReduceThunk : public Thunk {
 
   template <typename Op>
   void RunWith(Op op, ThunkContext& ctx) {
+    auto* out = reinterpret_cast<float*>(Resolve(out_, ctx.slots));
+    const auto* input = reinterpret_cast<const float*>(Resolve(input_, ctx.slots));
+    const float init = *reinterpret_cast<const float*>(Resolve(init_, ctx.slots));
     auto rows = [&](int64_t begin, int64_t end) {
-      for (int64_t o = begin; o < end; ++o) out_[o] = ReduceOne(op, o);
+      for (int64_t o = begin; o < end; ++o) out[o] = ReduceOne(op, input, init, o);
     };
     if (outputs_ * inner_ >= kParallelElements && outputs_ > 1) {
       ctx.pool->ParallelFor(outputs_, rows);
@@ -146,18 +152,18 @@ class ReduceThunk : public Thunk {
   }
 
   template <typename Op>
-  float ReduceOne(Op op, int64_t o) const {
+  float ReduceOne(Op op, const float* input, float init, int64_t o) const {
     int64_t base = 0;
     for (int64_t d = static_cast<int64_t>(kept_.size()) - 1, rest = o; d >= 0; --d) {
       base += (rest % kept_[d].size) * kept_[d].stride;
       rest /= kept_[d].size;
     }
-    float acc = *init_;
+    float acc = init;
     std::vector<int64_t> pos(reduced_.size(), 0);
     while (true) {
       int64_t offset = base;
       for (size_t d = 0; d < reduced_.size(); ++d) offset += pos[d] * reduced_[d].stride;
-      acc = op(acc, Inner(op, input_ + offset));
+      acc = op(acc, Inner(op, input + offset));
       size_t d = reduced_.size();
       while (d > 0 && ++pos[d - 1] == reduced_[d - 1].size) pos[--d] = 0;
       if (d == 0) return acc;
@@ -186,9 +192,7 @@ class ReduceThunk : public Thunk {
   }
 
   ReductionKind kind_;
-  float* out_;
-  const float* input_;
-  const float* init_;
+  BufferRef out_, input_, init_;
   std::vector<Dim> kept_, reduced_;
   int64_t outputs_ = 0;
   int64_t inner_ = 1;
@@ -203,12 +207,12 @@ class FallbackThunk : public Thunk {
     std::vector<Literal> values;
     values.reserve(operands_.size());
     std::vector<const Literal*> pointers;
-    for (const BufferTree& tree : operands_) values.push_back(ReadLiteral(tree, ctx.arena));
+    for (const BufferTree& tree : operands_) values.push_back(ReadLiteral(tree, ctx.slots));
     for (const Literal& value : values) pointers.push_back(&value);
     if (ctx.evaluator == nullptr) ctx.evaluator = std::make_unique<Evaluator>(ctx.eval_options);
     XLITE_ASSIGN_OR_RETURN(Literal result,
                            ctx.evaluator->EvaluateInstruction(instruction(), pointers));
-    WriteLiteral(result, result_, ctx.arena);
+    WriteLiteral(result, result_, ctx.slots);
     return absl::OkStatus();
   }
 
@@ -219,36 +223,43 @@ class FallbackThunk : public Thunk {
 
 }  // namespace
 
-Literal ReadLiteral(const BufferTree& tree, const uint8_t* arena) {
-  if (tree.shape.IsTuple()) {
-    std::vector<Literal> elements;
-    for (const BufferTree& e : tree.elements) elements.push_back(ReadLiteral(e, arena));
-    return Literal::Tuple(std::move(elements));
-  }
-  Literal literal(tree.shape);
-  const int64_t bytes = ArrayBytes(tree.shape);
-  if (bytes > 0) std::memcpy(literal.mutable_raw_data().data(), arena + tree.offset, bytes);
-  return literal;
-}
-
-void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* arena) {
+void FillLiteral(const BufferTree& tree, Literal& literal, uint8_t* const* slots) {
   if (tree.shape.IsTuple()) {
     for (size_t i = 0; i < tree.elements.size(); ++i) {
-      WriteLiteral(literal.tuple_elements()[i], tree.elements[i], arena);
+      FillLiteral(tree.elements[i], literal.mutable_tuple_elements()[i], slots);
     }
     return;
   }
   const int64_t bytes = ArrayBytes(tree.shape);
-  if (bytes > 0) std::memcpy(arena + tree.offset, literal.raw_data().data(), bytes);
+  const uint8_t* from = Resolve(RefOf(tree), slots);
+  uint8_t* to = literal.mutable_raw_data().data();
+  if (bytes > 0 && from != to) std::memcpy(to, from, bytes);
+}
+
+Literal ReadLiteral(const BufferTree& tree, uint8_t* const* slots) {
+  Literal literal(tree.shape);
+  FillLiteral(tree, literal, slots);
+  return literal;
+}
+
+void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* const* slots) {
+  if (tree.shape.IsTuple()) {
+    for (size_t i = 0; i < tree.elements.size(); ++i) {
+      WriteLiteral(literal.tuple_elements()[i], tree.elements[i], slots);
+    }
+    return;
+  }
+  const int64_t bytes = ArrayBytes(tree.shape);
+  if (bytes > 0) std::memcpy(Resolve(RefOf(tree), slots), literal.raw_data().data(), bytes);
 }
 
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<void*> buffers) {
+                                       std::vector<BufferRef> buffers) {
   return std::make_unique<KernelThunk>(inst, fn, std::move(buffers));
 }
 
-std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, uint8_t* out,
-                                         const uint8_t* lhs, const uint8_t* rhs) {
+std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
+                                         BufferRef lhs, BufferRef rhs) {
   const auto& attrs = dot.attrs<DotAttrs>();
   const DotDimensions& dims = attrs.dims;
   const Shape& a = dot.operand(0)->shape();
@@ -279,8 +290,8 @@ std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, uint8_t* out
   return std::make_unique<DotThunk>(dot, plan, out, lhs, rhs);
 }
 
-std::unique_ptr<Thunk> MaybeMakeReduceThunk(const HloInstruction& reduce, uint8_t* out,
-                                            const uint8_t* input, const uint8_t* init) {
+std::unique_ptr<Thunk> MaybeMakeReduceThunk(const HloInstruction& reduce, BufferRef out,
+                                            BufferRef input, BufferRef init) {
   if (reduce.operand_count() != 2 || !reduce.shape().IsArray() ||
       reduce.shape().element_type() != PrimitiveType::F32 ||
       reduce.operand(0)->shape().element_type() != PrimitiveType::F32 ||

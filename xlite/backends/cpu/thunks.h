@@ -20,22 +20,37 @@
 
 namespace xlite::cpu {
 
-// Where a value lives in the arena: an array's byte offset, or a tuple's
-// elements (tuples and get-tuple-element share their elements' buffers;
-// tokens and zero-sized arrays take no bytes).
+// Where a value lives: an array at byte `offset` of base `slot` (0: the
+// arena; 1 + p: the argument of entry parameter p, read in place and never
+// written; after those, an array of the result literal, computed in place),
+// or a tuple's elements (tuples and get-tuple-element share their
+// elements' buffers; tokens and zero-sized arrays take no bytes).
 struct BufferTree {
   Shape shape;
   int64_t offset = 0;
   std::vector<BufferTree> elements;
+  int32_t slot = 0;
 };
 
-// Copies between literals and the arena.
-Literal ReadLiteral(const BufferTree& tree, const uint8_t* arena);
-void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* arena);
+// An array's address, resolved against the bases of one execution.
+struct BufferRef {
+  int32_t slot = 0;
+  int64_t offset = 0;
+};
+inline uint8_t* Resolve(BufferRef ref, uint8_t* const* slots) {
+  return slots[ref.slot] + ref.offset;
+}
+inline BufferRef RefOf(const BufferTree& tree) { return {tree.slot, tree.offset}; }
+
+// Copies between literals and buffers (never into an argument). FillLiteral
+// copies into a literal of the tree's shape, skipping arrays already there.
+void FillLiteral(const BufferTree& tree, Literal& literal, uint8_t* const* slots);
+Literal ReadLiteral(const BufferTree& tree, uint8_t* const* slots);
+void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* const* slots);
 
 // What one execution gives every thunk.
 struct ThunkContext {
-  uint8_t* arena = nullptr;
+  uint8_t* const* slots = nullptr;      // slot 0 the arena, 1 + p argument p
   ThreadPool* pool = nullptr;
   EvalOptions eval_options;             // rng seed and deadline of this call
   std::unique_ptr<Evaluator> evaluator;  // made by the first fallback
@@ -54,27 +69,26 @@ class Thunk {
   const HloInstruction& inst_;
 };
 
-// A JIT kernel writing `buffers[0]` from `buffers[1..]` (absolute addresses
-// in the arena); rows of the outermost dimension go to the pool's threads
+// A JIT kernel writing `buffers[0]` from `buffers[1..]`; rows of the outermost dimension go to the pool's threads
 // when the output is large enough to pay for them.
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<void*> buffers);
+                                       std::vector<BufferRef> buffers);
 
 // An f32/f64 dot through cblas_?gemm when its dimensions have the canonical
 // form [batch..., M, K] x [batch..., K, N] up to a transpose of either
 // matrix (batch dims leading, one contracting dim); nullptr otherwise.
-std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, uint8_t* out,
-                                         const uint8_t* lhs, const uint8_t* rhs);
+std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
+                                         BufferRef lhs, BufferRef rhs);
 
 // A single-operand f32 reduce whose reducer analysis/reduction_kind
 // recognises as add, maximum or minimum; nullptr otherwise. Sums use eight
 // interleaved partial sums along the innermost reduced dimension, so they
 // may differ from the evaluator's sequential order by rounding.
-std::unique_ptr<Thunk> MaybeMakeReduceThunk(const HloInstruction& reduce, uint8_t* out,
-                                            const uint8_t* input, const uint8_t* init);
+std::unique_ptr<Thunk> MaybeMakeReduceThunk(const HloInstruction& reduce, BufferRef out,
+                                            BufferRef input, BufferRef init);
 
 // Evaluates `inst` alone through Evaluator::EvaluateInstruction on its
-// operands read from the arena, with the call's deadline.
+// operands read from their buffers, with the call's deadline.
 std::unique_ptr<Thunk> MakeFallbackThunk(const HloInstruction& inst,
                                          std::vector<BufferTree> operands, BufferTree result);
 
