@@ -81,7 +81,8 @@ bool IsEmittableFusion(const HloInstruction& fusion) {
   for (const auto& inst : body.instructions()) {
     if (inst->opcode() == HloOpcode::kParameter) {
       if (!inst->shape().IsArray()) return false;
-    } else if (!IsElementalSupported(*inst)) {
+    } else if (!IsElementalSupported(*inst) &&
+               !(inst.get() == body.root_instruction() && IsReduceSupported(*inst))) {
       return false;
     }
   }
@@ -90,7 +91,7 @@ bool IsEmittableFusion(const HloInstruction& fusion) {
 
 struct Step {
   const HloInstruction* inst;
-  enum Kind { kKernel, kDot, kReduce, kFallback } kind;
+  enum Kind { kKernel, kDot, kFallback } kind;
   int64_t kernel = -1;  // index into the kernel specs
 };
 
@@ -150,15 +151,14 @@ class CpuExecutable : public runtime::Executable {
                         ? planner.Allocate(inst->shape())
                         : BufferTree{inst->shape(), 0, {}, result_slot->second};
       Step step{inst, Step::kFallback};
-      if (inst->opcode() == HloOpcode::kFusion ? IsEmittableFusion(*inst)
-                                               : IsElementalSupported(*inst)) {
+      if (inst->opcode() == HloOpcode::kFusion
+              ? IsEmittableFusion(*inst)
+              : IsElementalSupported(*inst) || IsReduceSupported(*inst)) {
         step.kind = Step::kKernel;
         step.kernel = static_cast<int64_t>(specs.size());
         specs.push_back(SpecFor(*inst));
       } else if (inst->opcode() == HloOpcode::kDot) {
         step.kind = Step::kDot;
-      } else if (inst->opcode() == HloOpcode::kReduce) {
-        step.kind = Step::kReduce;
       }
       steps.push_back(step);
     }
@@ -180,11 +180,10 @@ class CpuExecutable : public runtime::Executable {
       if (step.kind == Step::kKernel) {
         std::vector<BufferRef> buffers{at(&inst)};
         for (const HloInstruction* op : inst.operands()) buffers.push_back(at(op));
-        thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers));
+        thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers),
+                                KernelWork(specs[step.kernel]));
       } else if (step.kind == Step::kDot) {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
-      } else if (step.kind == Step::kReduce) {
-        thunk = MaybeMakeReduceThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
       }
       if (thunk == nullptr) {
         std::vector<BufferTree> operands;

@@ -25,7 +25,8 @@ std::string ExpectSameAsInterpreter(const std::string& text, double relative = 0
   auto module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok()) return "";
-  EXPECT_TRUE(VerifyModule(**module).ok());
+  absl::Status verified = VerifyModule(**module);
+  EXPECT_TRUE(verified.ok()) << verified.message();
   runtime::CompileOptions options;
   options.threads = threads;
   options.profile = true;
@@ -152,7 +153,8 @@ ENTRY e {
   EXPECT_TRUE(HasLine(report, "fallback", "d (dot)")) << report;
 }
 
-TEST(CpuExecutableTest, ReduceThunkSumsMaxAndMinOverAnyDimensions) {
+// A lone reduce is a JIT kernel; so is a chain feeding one (kInput fusion).
+TEST(CpuExecutableTest, ReduceKernelsSumMaxAndMinOverAnyDimensions) {
   for (const char* dims : {"{1}", "{0}", "{0,2}", "{2}"}) {
     for (const char* op : {"add", "maximum", "minimum"}) {
       std::string text = absl::StrCat(R"(
@@ -167,9 +169,71 @@ ENTRY e {
   z = f32[] parameter(1)
   ROOT y = reduce(x, z), dimensions=)", dims, ", to_apply=r\n}\n");
       std::string report = ExpectSameAsInterpreter(text, 1e-5);
-      EXPECT_TRUE(HasLine(report, "reduce", "y (reduce)")) << text << report;
+      EXPECT_TRUE(HasLine(report, "jit", "y (reduce)")) << text << report;
     }
   }
+}
+
+TEST(CpuExecutableTest, InputFusionComputesTheReducedChainInOnePass) {
+  // softmax over the last dimension, integer and pred reductions, a
+  // reduction to a scalar and a multiply reducer.
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[33,270] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[33] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[33,270] broadcast(m), dimensions={0}
+  d = f32[33,270] subtract(x, mb)
+  ex = f32[33,270] exponential(d)
+  s = f32[33] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[33,270] broadcast(s), dimensions={0}
+  ROOT y = f32[33,270] divide(ex, sb)
+})", 1e-5);
+  EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
+  ExpectSameAsInterpreter(R"(
+HloModule m
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] add(a, b)
+}
+mul_f64 {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT c = f64[] multiply(a, b)
+}
+or_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT c = pred[] or(a, b)
+}
+ENTRY e {
+  x = s32[6,50,4] parameter(0)
+  zero = s32[] constant(0)
+  x1 = s32[6,50,4] add(x, x)
+  s = s32[6,4] reduce(x1, zero), dimensions={1}, to_apply=add_s32
+  y = f64[40] parameter(1)
+  c = f64[] constant(1)
+  y1 = f64[40] multiply(y, y)
+  p = f64[] reduce(y1, c), dimensions={0}, to_apply=mul_f64
+  f = pred[] constant(false)
+  zb = s32[6,50,4] broadcast(zero), dimensions={}
+  gt = pred[6,50,4] compare(x, zb), direction=GT
+  any = pred[50] reduce(gt, f), dimensions={0,2}, to_apply=or_pred
+  ROOT t = (s32[6,4], f64[], pred[50]) tuple(s, p, any)
+})", 1e-12);
 }
 
 TEST(CpuExecutableTest, FallbackRunsWhileSortAndGatherThroughTheEvaluator) {

@@ -16,7 +16,8 @@ namespace {
 
 using Group = std::vector<HloInstruction*>;  // consumers first
 
-// Builds `fusion(kind=kLoop)` for `group` (its root first) in `entry`.
+// Builds the fusion of `group` (its root first) in `entry`: kind=kInput
+// when the root is a reduce, kLoop otherwise.
 void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
              const Group& group) {
   const absl::flat_hash_set<const HloInstruction*> members(group.begin(), group.end());
@@ -46,6 +47,9 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
   HloComputation* fused = module.AddComputationBefore(std::move(body), &entry);
   HloInstruction* fusion = maker.Add(entry, HloOpcode::kFusion, root->shape(), external);
   fusion->AppendCalledComputation(fused);
+  if (root->opcode() == HloOpcode::kReduce) {
+    fusion->mutable_attrs<FusionAttrs>()->kind = FusionKind::kInput;
+  }
   root->ReplaceAllUsesWith(fusion);
   if (entry.root_instruction() == root) entry.set_root_instruction(fusion);
   entry.RemoveInstructionsIf(
@@ -62,12 +66,14 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
   std::vector<Group> groups;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     HloInstruction* inst = *it;
-    if (!IsElementalSupported(*inst) || !inst->control_predecessors().empty() ||
+    // A reduce only roots a group: its producers may join it, it joins none.
+    const bool reduce = IsReduceSupported(*inst);
+    if ((!reduce && !IsElementalSupported(*inst)) || !inst->control_predecessors().empty() ||
         !inst->control_successors().empty()) {
       continue;
     }
     int64_t target = -1;
-    bool one_group = inst->user_count() > 0 && inst != entry.root_instruction();
+    bool one_group = !reduce && inst->user_count() > 0 && inst != entry.root_instruction();
     for (const HloInstruction* user : inst->users()) {
       auto found = group_of.find(user);
       if (found == group_of.end() || (target >= 0 && found->second != target)) {

@@ -1,7 +1,8 @@
-// Loop fusion for the cpu backend: chains of elementwise ops with the
-// broadcasts, reshapes, transposes, slices, converts, iotas and small
-// constants between them become one `fusion(kind=kLoop)` whose body the
-// kernel emitter computes in one pass over memory.
+// Loop and reduction fusion for the cpu backend: chains of elementwise ops
+// with the broadcasts, reshapes, transposes, slices, converts, iotas and
+// small constants between them become one `fusion(kind=kLoop)`, and such a
+// chain feeding a reduce becomes `fusion(kind=kInput)` rooted at the reduce;
+// the kernel emitter computes either in one pass over memory.
 #ifndef XLITE_BACKENDS_CPU_FUSION_H_
 #define XLITE_BACKENDS_CPU_FUSION_H_
 
@@ -14,8 +15,8 @@ namespace xlite::cpu {
 // Fuses in the entry computation only (loop bodies and branches run through
 // the evaluator). A producer joins its consumer's fusion only when every
 // user of it is in that fusion, so nothing is computed twice; dot,
-// convolution, reduce and every op the emitter cannot compute elementally
-// stay outside. Existing fusions are left as they are.
+// convolution and every op the emitter cannot compute stay outside, and a
+// reduce is only ever a fusion's root. Existing fusions are left as they are.
 class LoopFusion : public HloPass {
  public:
   std::string_view name() const override { return "cpu-loop-fusion"; }

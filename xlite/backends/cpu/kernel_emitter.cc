@@ -1,8 +1,10 @@
 #include "xlite/backends/cpu/kernel_emitter.h"
 
 #include <map>
+#include <optional>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/IR/Constants.h"
@@ -12,6 +14,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
+#include "xlite/analysis/reduction_kind.h"
 #include "xlite/backends/cpu/fast_math.h"
 #include "xlite/backends/cpu/jit.h"
 #include "xlite/ir/computation.h"
@@ -212,6 +215,7 @@ class Emitter {
     auto operand = [&](int64_t i) { return Emit(*inst.operand(i), index); };
     switch (inst.opcode()) {
       case O::kConstant: return EmitConstant(inst, index);
+      case O::kReduce: return EmitReduce(inst, index);
       case O::kIota: {
         llvm::Value* i = index[inst.attrs<IntAttrs>().value];
         if (IsFloat(shape.element_type())) return b_.CreateSIToFP(i, ValueType(shape.element_type()));
@@ -268,6 +272,73 @@ class Emitter {
     const P t = inst.operand(0)->shape().element_type();
     if (inst.operand_count() == 1) return Unary(inst.opcode(), t, operand(0));
     return Binary(inst.opcode(), t, operand(0), operand(1));
+  }
+
+  // One output element of a single-operand reduce: init, then every
+  // reduced element of the operand in row-major order (the last reduced
+  // dimension innermost) combined with the reducer's op. A float add may be
+  // reassociated, so the innermost loop vectorises with partial sums (the
+  // result may differ from the evaluator's sequential sum by rounding).
+  llvm::Value* EmitReduce(const HloInstruction& inst, const Index& out_index) {
+    const HloInstruction& operand = *inst.operand(0);
+    const O op = ReductionOpcode(*MatchReductionKind(*inst.to_apply()));
+    const P t = inst.shape().element_type();
+    llvm::Value* acc = Emit(*inst.operand(1), {});
+    Index in(operand.shape().rank());
+    std::vector<int64_t> reduced;
+    for (int64_t d = 0, k = 0; d < operand.shape().rank(); ++d) {
+      if (absl::c_linear_search(inst.dimensions(), d)) {
+        reduced.push_back(d);
+      } else {
+        in[d] = out_index[k++];
+      }
+    }
+    // Values made inside the loops do not dominate what follows them.
+    auto saved = memo_;
+    acc = ReduceLoops(operand, reduced, 0, in, acc, [&](llvm::Value* a, llvm::Value* v) {
+      // Float maximum / minimum as llvm.maximum / minimum, which vectorise:
+      // NaN propagates as the evaluator's rule does (which NaN, and the sign
+      // of an equal zero, are not promised).
+      if (IsFloat(t) && (op == O::kMaximum || op == O::kMinimum)) {
+        return b_.CreateBinaryIntrinsic(
+            op == O::kMaximum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, a, v);
+      }
+      llvm::Value* combined = Binary(op, t, a, v);
+      if (auto* add = llvm::dyn_cast<llvm::Instruction>(combined);
+          add != nullptr && op == O::kAdd && IsFloat(t)) {
+        add->setHasAllowReassoc(true);
+      }
+      return combined;
+    });
+    memo_ = std::move(saved);
+    return acc;
+  }
+
+  template <typename Combine>
+  llvm::Value* ReduceLoops(const HloInstruction& operand, const std::vector<int64_t>& reduced,
+                           size_t level, Index& in, llvm::Value* acc, Combine combine) {
+    if (level == reduced.size()) return combine(acc, Emit(operand, in));
+    const int64_t d = reduced[level];
+    auto* i64 = b_.getInt64Ty();
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "reduce", fn_);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "reduce_body", fn_);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "reduce_exit", fn_);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* iv = b_.CreatePHI(i64, 2);
+    llvm::PHINode* sum = b_.CreatePHI(acc->getType(), 2);
+    iv->addIncoming(b_.getInt64(0), pre);
+    sum->addIncoming(acc, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, b_.getInt64(operand.shape().dimensions(d))), body, exit);
+    b_.SetInsertPoint(body);
+    in[d] = iv;
+    llvm::Value* next = ReduceLoops(operand, reduced, level + 1, in, sum, combine);
+    sum->addIncoming(next, b_.GetInsertBlock());
+    iv->addIncoming(b_.CreateNUWAdd(iv, b_.getInt64(1)), b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+    return sum;
   }
 
   llvm::Value* EmitConstant(const HloInstruction& inst, const Index& index) {
@@ -472,6 +543,25 @@ bool IsElementalSupported(const HloInstruction& inst) {
   // select's class is that of its value operands.
   const P t = inst.operand(op == O::kSelect ? 1 : 0)->shape().element_type();
   return (found->second & ClassOf(t)) != 0;
+}
+
+bool IsReduceSupported(const HloInstruction& inst) {
+  if (inst.opcode() != O::kReduce || inst.operand_count() != 2 ||
+      !IsSupportedArray(inst.shape()) || !IsSupportedArray(inst.operand(0)->shape()) ||
+      !IsSupportedArray(inst.operand(1)->shape())) {
+    return false;
+  }
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (!kind) return false;
+  auto found = ElementwiseTable().find(ReductionOpcode(*kind));
+  return found != ElementwiseTable().end() &&
+         (found->second & ClassOf(inst.shape().element_type())) != 0;
+}
+
+int64_t KernelWork(const KernelSpec& spec) {
+  const HloInstruction& root = *spec.root;
+  return root.opcode() == O::kReduce ? root.operand(0)->shape().ElementCount()
+                                     : root.shape().ElementCount();
 }
 
 KernelSpec SpecFor(const HloInstruction& inst) {

@@ -1,6 +1,6 @@
 // The elemental kernel emitter of the cpu backend: LLVM IR for loop nests
-// that compute an elementwise op, a data-movement op or a whole loop fusion
-// one output element at a time, compiled through jit.h. This header keeps
+// that compute an elementwise op, a data-movement op, a reduce or a whole
+// loop or input fusion one output element at a time, compiled through jit.h. This header keeps
 // LLVM out of its users; only kernel_emitter.cc and jit.cc include it.
 #ifndef XLITE_BACKENDS_CPU_KERNEL_EMITTER_H_
 #define XLITE_BACKENDS_CPU_KERNEL_EMITTER_H_
@@ -22,6 +22,10 @@ namespace xlite::cpu {
 // constants up to kMaxFusedConstantElements). The one predicate fusion and
 // the thunk builder ask.
 bool IsElementalSupported(const HloInstruction& inst);
+// Whether the emitter computes `inst` as a reduce kernel (alone or as the
+// root of a kInput fusion): one operand and init of a supported type, and a
+// reducer that analysis/reduction_kind recognises with an op of the table.
+bool IsReduceSupported(const HloInstruction& inst);
 inline constexpr int64_t kMaxFusedConstantElements = 4096;
 
 // A compiled kernel: writes the output elements whose outermost index lies
@@ -35,6 +39,9 @@ struct KernelSpec {
   const HloInstruction* root = nullptr;
   std::vector<const HloInstruction*> inputs;
 };
+// The elements a kernel touches per run: its output's, or for a reduce
+// root its operand's (what decides whether threads pay).
+int64_t KernelWork(const KernelSpec& spec);
 // The spec of a fusion instruction (its body's root over its parameters) or
 // of a lone elemental instruction (over its operands).
 KernelSpec SpecFor(const HloInstruction& inst);

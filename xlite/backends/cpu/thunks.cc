@@ -7,9 +7,7 @@
 
 #include "absl/container/inlined_vector.h"
 
-#include "xlite/analysis/reduction_kind.h"
 #include "xlite/base/status.h"
-#include "xlite/eval/combining_functors.h"
 #include "xlite/ir/computation.h"
 
 namespace xlite::cpu {
@@ -25,11 +23,12 @@ int64_t ArrayBytes(const Shape& shape) {
 
 class KernelThunk : public Thunk {
  public:
-  KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers)
+  KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers,
+              int64_t work)
       : Thunk(inst), fn_(fn), buffers_(std::move(buffers)) {
     const Shape& shape = inst.shape();
     rows_ = shape.rank() == 0 ? 1 : shape.dimensions(0);
-    parallel_ = shape.ElementCount() >= kParallelElements && rows_ > 1;
+    parallel_ = work >= kParallelElements && rows_ > 1;
   }
   std::string_view kind() const override { return "jit"; }
   absl::Status Run(ThunkContext& ctx) override {
@@ -93,111 +92,6 @@ class DotThunk : public Thunk {
   BufferRef out_, lhs_, rhs_;
 };
 
-// Walks the reduced elements of each output with per-dimension strides;
-// the innermost reduced dimension, when it is the input's last, is read
-// contiguously with eight partial results.
-class ReduceThunk : public Thunk {
- public:
-  ReduceThunk(const HloInstruction& inst, ReductionKind kind, BufferRef out, BufferRef input,
-              BufferRef init)
-      : Thunk(inst), kind_(kind), out_(out), input_(input), init_(init) {
-    const Shape& shape = inst.operand(0)->shape();
-    std::vector<bool> reduced(shape.rank(), false);
-    for (int64_t d : inst.dimensions()) reduced[d] = true;
-    int64_t stride = 1;
-    std::vector<int64_t> strides(shape.rank());
-    for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= shape.dimensions(d);
-    }
-    for (int64_t d = 0; d < shape.rank(); ++d) {
-      (reduced[d] ? reduced_ : kept_).push_back({shape.dimensions(d), strides[d]});
-    }
-    outputs_ = inst.shape().ElementCount();
-    if (!reduced_.empty() && reduced_.back().stride == 1) {
-      inner_ = reduced_.back().size;
-      reduced_.pop_back();
-    }
-  }
-  std::string_view kind() const override { return "reduce"; }
-  absl::Status Run(ThunkContext& ctx) override {
-    // The three kinds MaybeMakeReduceThunk accepts, with the evaluator's own
-    // kernels (NaN-propagating maximum and minimum).
-    switch (kind_) {
-      case ReductionKind::kMaximum: RunWith(eval::Maximum{}, ctx); break;
-      case ReductionKind::kMinimum: RunWith(eval::Minimum{}, ctx); break;
-      default: RunWith(eval::Add{}, ctx); break;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  struct Dim {
-    int64_t size, stride;
-  };
-
-  template <typename Op>
-  void RunWith(Op op, ThunkContext& ctx) {
-    auto* out = reinterpret_cast<float*>(Resolve(out_, ctx.slots));
-    const auto* input = reinterpret_cast<const float*>(Resolve(input_, ctx.slots));
-    const float init = *reinterpret_cast<const float*>(Resolve(init_, ctx.slots));
-    auto rows = [&](int64_t begin, int64_t end) {
-      for (int64_t o = begin; o < end; ++o) out[o] = ReduceOne(op, input, init, o);
-    };
-    if (outputs_ * inner_ >= kParallelElements && outputs_ > 1) {
-      ctx.pool->ParallelFor(outputs_, rows);
-    } else {
-      rows(0, outputs_);
-    }
-  }
-
-  template <typename Op>
-  float ReduceOne(Op op, const float* input, float init, int64_t o) const {
-    int64_t base = 0;
-    for (int64_t d = static_cast<int64_t>(kept_.size()) - 1, rest = o; d >= 0; --d) {
-      base += (rest % kept_[d].size) * kept_[d].stride;
-      rest /= kept_[d].size;
-    }
-    float acc = init;
-    std::vector<int64_t> pos(reduced_.size(), 0);
-    while (true) {
-      int64_t offset = base;
-      for (size_t d = 0; d < reduced_.size(); ++d) offset += pos[d] * reduced_[d].stride;
-      acc = op(acc, Inner(op, input + offset));
-      size_t d = reduced_.size();
-      while (d > 0 && ++pos[d - 1] == reduced_[d - 1].size) pos[--d] = 0;
-      if (d == 0) return acc;
-    }
-  }
-
-  // The combination of `inner_` contiguous elements (one when none).
-  template <typename Op>
-  float Inner(Op op, const float* x) const {
-    if (inner_ < 16) {
-      float acc = x[0];
-      for (int64_t i = 1; i < inner_; ++i) acc = op(acc, x[i]);
-      return acc;
-    }
-    float lanes[8];
-    std::copy(x, x + 8, lanes);
-    int64_t i = 8;
-    for (; i + 8 <= inner_; i += 8) {
-      for (int l = 0; l < 8; ++l) lanes[l] = op(lanes[l], x[i + l]);
-    }
-    for (; i < inner_; ++i) lanes[i % 8] = op(lanes[i % 8], x[i]);
-    for (int width = 4; width >= 1; width /= 2) {
-      for (int l = 0; l < width; ++l) lanes[l] = op(lanes[l], lanes[l + width]);
-    }
-    return lanes[0];
-  }
-
-  ReductionKind kind_;
-  BufferRef out_, input_, init_;
-  std::vector<Dim> kept_, reduced_;
-  int64_t outputs_ = 0;
-  int64_t inner_ = 1;
-};
-
 class FallbackThunk : public Thunk {
  public:
   FallbackThunk(const HloInstruction& inst, std::vector<BufferTree> operands, BufferTree result)
@@ -254,8 +148,8 @@ void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* const
 }
 
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<BufferRef> buffers) {
-  return std::make_unique<KernelThunk>(inst, fn, std::move(buffers));
+                                       std::vector<BufferRef> buffers, int64_t work) {
+  return std::make_unique<KernelThunk>(inst, fn, std::move(buffers), work);
 }
 
 std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
@@ -288,22 +182,6 @@ std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef ou
   plan.trans_b = cr == b.rank() - 1 && b.rank() > nb + 1;
   if (plan.batch == 0 || plan.k == 0 || plan.m == 0 || plan.n == 0) return nullptr;
   return std::make_unique<DotThunk>(dot, plan, out, lhs, rhs);
-}
-
-std::unique_ptr<Thunk> MaybeMakeReduceThunk(const HloInstruction& reduce, BufferRef out,
-                                            BufferRef input, BufferRef init) {
-  if (reduce.operand_count() != 2 || !reduce.shape().IsArray() ||
-      reduce.shape().element_type() != PrimitiveType::F32 ||
-      reduce.operand(0)->shape().element_type() != PrimitiveType::F32 ||
-      !reduce.operand(0)->shape().is_static() || reduce.operand(0)->shape().ElementCount() == 0) {
-    return nullptr;
-  }
-  std::optional<ReductionKind> kind = MatchReductionKind(*reduce.to_apply());
-  if (!kind || (*kind != ReductionKind::kAdd && *kind != ReductionKind::kMaximum &&
-                *kind != ReductionKind::kMinimum)) {
-    return nullptr;
-  }
-  return std::make_unique<ReduceThunk>(reduce, *kind, out, input, init);
 }
 
 std::unique_ptr<Thunk> MakeFallbackThunk(const HloInstruction& inst,

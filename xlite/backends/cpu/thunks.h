@@ -1,6 +1,6 @@
 // The steps a compiled cpu executable runs in order, over buffers of one
-// arena planned at compile time: JIT kernels, library dots (OpenBLAS), f32
-// reduces, and a fallback that evaluates any other instruction through the
+// arena planned at compile time: JIT kernels (elementwise, reduce and
+// fusions), library dots (OpenBLAS), and a fallback that evaluates any other instruction through the
 // reference evaluator.
 #ifndef XLITE_BACKENDS_CPU_THUNKS_H_
 #define XLITE_BACKENDS_CPU_THUNKS_H_
@@ -61,7 +61,7 @@ class Thunk {
   explicit Thunk(const HloInstruction& inst) : inst_(inst) {}
   virtual ~Thunk() = default;
   virtual absl::Status Run(ThunkContext& ctx) = 0;
-  // "jit", "dot", "reduce" or "fallback", for --profile.
+  // "jit", "dot" or "fallback", for --profile.
   virtual std::string_view kind() const = 0;
   const HloInstruction& instruction() const { return inst_; }
 
@@ -69,23 +69,17 @@ class Thunk {
   const HloInstruction& inst_;
 };
 
-// A JIT kernel writing `buffers[0]` from `buffers[1..]`; rows of the outermost dimension go to the pool's threads
-// when the output is large enough to pay for them.
+// A JIT kernel writing `buffers[0]` from `buffers[1..]`; rows of the
+// outermost output dimension go to the pool's threads when the kernel
+// touches `work` elements or more (enough to pay for waking them).
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<BufferRef> buffers);
+                                       std::vector<BufferRef> buffers, int64_t work);
 
 // An f32/f64 dot through cblas_?gemm when its dimensions have the canonical
 // form [batch..., M, K] x [batch..., K, N] up to a transpose of either
 // matrix (batch dims leading, one contracting dim); nullptr otherwise.
 std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
                                          BufferRef lhs, BufferRef rhs);
-
-// A single-operand f32 reduce whose reducer analysis/reduction_kind
-// recognises as add, maximum or minimum; nullptr otherwise. Sums use eight
-// interleaved partial sums along the innermost reduced dimension, so they
-// may differ from the evaluator's sequential order by rounding.
-std::unique_ptr<Thunk> MaybeMakeReduceThunk(const HloInstruction& reduce, BufferRef out,
-                                            BufferRef input, BufferRef init);
 
 // Evaluates `inst` alone through Evaluator::EvaluateInstruction on its
 // operands read from their buffers, with the call's deadline.
