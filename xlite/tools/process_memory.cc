@@ -16,14 +16,14 @@ constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
 // How far the arena grows at a time: a dump of a few MB needs a few tens of
 // MB of IR, so one step usually serves the whole run.
 constexpr int kTopPad = 64 << 20;
-// Below this, allocations stay in the arena (huge pages) rather than in
-// their own mmap (4 KiB pages, unmapped again on free).
-constexpr int kMmapThreshold = 64 << 20;
 
 }  // namespace
 
 void PrepareHeap() {
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  // Every allocation stays in the arena (huge pages) rather than in its own
+  // mmap (4 KiB pages, unmapped again on free and faulted in afresh by the
+  // next): a large result freed after one call is reused by the next.
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, kTopPad);
   // A block larger than what static initialisation left free grows the

@@ -7,8 +7,8 @@
 
 namespace xlite::tools {
 
-// Grows the main malloc arena in large steps, never trims it, keeps
-// allocations below 64 MiB in it, and marks it MADV_HUGEPAGE. Call first in
+// Grows the main malloc arena in large steps, never trims it, keeps every
+// allocation in it (no mmap of its own), and marks it MADV_HUGEPAGE. Call first in
 // main, before anything allocates much.
 void PrepareHeap();
 
