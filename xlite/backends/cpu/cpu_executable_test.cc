@@ -134,8 +134,9 @@ ENTRY e {
   w = f64[3,20,9] parameter(1)
   ROOT d = f64[3,7,9] dot(x, w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}
 })", 1e-12), "dot", "d (dot)"));
-  // A vector-matrix product and a layout gemm cannot take (a batch dim not
-  // leading) both still match, the second through the evaluator.
+  // A vector-matrix product, batch dimensions in the middle (attention's
+  // bqhd,bkhd->bhqk) and a strided batch all take gemms; free dimensions
+  // split by the contracting one do not and go through the evaluator.
   ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
@@ -143,12 +144,26 @@ ENTRY e {
   w = f32[40,12] parameter(1)
   ROOT d = f32[12] dot(v, w), lhs_contracting_dims={0}, rhs_contracting_dims={0}
 })", kRelative);
-  std::string report = ExpectSameAsInterpreter(R"(
+  EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  q = f32[2,17,3,8] parameter(0)
+  k = f32[2,19,3,8] parameter(1)
+  ROOT d = f32[2,3,17,19] dot(q, k), lhs_batch_dims={0,2}, rhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_contracting_dims={3}
+})", kRelative), "dot", "d (dot)"));
+  EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
   x = f32[4,3,5] parameter(0)
   w = f32[5,3,6] parameter(1)
   ROOT d = f32[3,4,6] dot(x, w), lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
+})", kRelative), "dot", "d (dot)"));
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[4,5,2] parameter(0)
+  w = f32[5,6] parameter(1)
+  ROOT d = f32[4,2,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })", kRelative);
   EXPECT_TRUE(HasLine(report, "fallback", "d (dot)")) << report;
 }

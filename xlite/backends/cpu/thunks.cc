@@ -3,8 +3,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <cstring>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/inlined_vector.h"
 
 #include "xlite/base/status.h"
@@ -52,45 +57,107 @@ class KernelThunk : public Thunk {
   bool parallel_ = false;
 };
 
-// One gemm per batch element, row-major: C[M,N] = op(A) op(B).
+// One gemm per batch element, row-major: C[M,N] = op(A) op(B), A and B at
+// the batch element's offsets with leading dimensions lda and ldb.
 class DotThunk : public Thunk {
  public:
   struct Plan {
     bool f64 = false;
     bool trans_a = false, trans_b = false;
-    int64_t batch = 1, m = 1, n = 1, k = 1;
+    int64_t m = 1, n = 1, k = 1, lda = 1, ldb = 1;
+    std::vector<int64_t> a_offsets, b_offsets;  // in elements, per batch element
   };
   DotThunk(const HloInstruction& inst, Plan plan, BufferRef out, BufferRef lhs, BufferRef rhs)
-      : Thunk(inst), plan_(plan), out_(out), lhs_(lhs), rhs_(rhs) {}
+      : Thunk(inst), plan_(std::move(plan)), out_(out), lhs_(lhs), rhs_(rhs) {}
   std::string_view kind() const override { return "dot"; }
   absl::Status Run(ThunkContext& ctx) override {
-    const Plan& p = plan_;
-    const uint8_t* lhs = Resolve(lhs_, ctx.slots);
-    const uint8_t* rhs = Resolve(rhs_, ctx.slots);
-    uint8_t* out = Resolve(out_, ctx.slots);
-    const auto ta = p.trans_a ? CblasTrans : CblasNoTrans;
-    const auto tb = p.trans_b ? CblasTrans : CblasNoTrans;
-    const int64_t lda = p.trans_a ? p.m : p.k, ldb = p.trans_b ? p.k : p.n;
-    for (int64_t b = 0; b < p.batch; ++b) {
-      if (p.f64) {
-        const auto* a = reinterpret_cast<const double*>(lhs) + b * p.m * p.k;
-        const auto* bm = reinterpret_cast<const double*>(rhs) + b * p.k * p.n;
-        auto* c = reinterpret_cast<double*>(out) + b * p.m * p.n;
-        cblas_dgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0, a, lda, bm, ldb, 0.0, c, p.n);
-      } else {
-        const auto* a = reinterpret_cast<const float*>(lhs) + b * p.m * p.k;
-        const auto* bm = reinterpret_cast<const float*>(rhs) + b * p.k * p.n;
-        auto* c = reinterpret_cast<float*>(out) + b * p.m * p.n;
-        cblas_sgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0f, a, lda, bm, ldb, 0.0f, c, p.n);
-      }
+    if (plan_.f64) {
+      RunAs<double>(ctx);
+    } else {
+      RunAs<float>(ctx);
     }
     return absl::OkStatus();
   }
 
  private:
+  template <typename T>
+  void RunAs(ThunkContext& ctx) {
+    const Plan& p = plan_;
+    const auto ta = p.trans_a ? CblasTrans : CblasNoTrans;
+    const auto tb = p.trans_b ? CblasTrans : CblasNoTrans;
+    const auto* lhs = reinterpret_cast<const T*>(Resolve(lhs_, ctx.slots));
+    const auto* rhs = reinterpret_cast<const T*>(Resolve(rhs_, ctx.slots));
+    auto* out = reinterpret_cast<T*>(Resolve(out_, ctx.slots));
+    for (size_t b = 0; b < p.a_offsets.size(); ++b) {
+      const T* a = lhs + p.a_offsets[b];
+      const T* bm = rhs + p.b_offsets[b];
+      T* c = out + static_cast<int64_t>(b) * p.m * p.n;
+      if constexpr (std::is_same_v<T, double>) {
+        cblas_dgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0, a, p.lda, bm, p.ldb, 0.0, c, p.n);
+      } else {
+        cblas_sgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0f, a, p.lda, bm, p.ldb, 0.0f, c,
+                    p.n);
+      }
+    }
+  }
+
   Plan plan_;
   BufferRef out_, lhs_, rhs_;
 };
+
+// One dot operand as a batch of matrices: the element offset of each batch
+// element (batch dimensions in the dot's order, the first slowest), its free
+// dimensions merged into one (they must be adjacent) and its contracting
+// dimension, each with its row-major stride.
+struct MatrixView {
+  std::vector<int64_t> offsets;
+  int64_t free = 1, free_stride = 1;
+  int64_t k = 1, k_stride = 1;
+};
+
+std::optional<MatrixView> ViewOf(const Shape& shape, const std::vector<int64_t>& batch,
+                                 int64_t contracting) {
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> strides(rank);
+  for (int64_t d = rank - 1, stride = 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape.dimensions(d);
+  }
+  MatrixView view;
+  view.k = shape.dimensions(contracting);
+  view.k_stride = strides[contracting];
+  int64_t last_free = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == contracting || absl::c_linear_search(batch, d)) continue;
+    if (last_free >= 0 && last_free != d - 1) return std::nullopt;
+    view.free *= shape.dimensions(d);
+    view.free_stride = strides[d];
+    last_free = d;
+  }
+  view.offsets.push_back(0);
+  for (int64_t d : batch) {
+    std::vector<int64_t> next;
+    next.reserve(view.offsets.size() * shape.dimensions(d));
+    for (int64_t base : view.offsets) {
+      for (int64_t i = 0; i < shape.dimensions(d); ++i) next.push_back(base + i * strides[d]);
+    }
+    view.offsets = std::move(next);
+  }
+  return view;
+}
+
+// The cblas form of a view whose matrix is [rows, cols] in the gemm's terms
+// (rows_are_free: A = [M,K]; otherwise B = [K,N]): untransposed when the
+// column dimension is contiguous, transposed when the row dimension is, with
+// the leading dimension; nullopt when neither is.
+std::optional<std::pair<bool, int64_t>> CblasForm(const MatrixView& v, bool rows_are_free) {
+  const int64_t rows = rows_are_free ? v.free : v.k, cols = rows_are_free ? v.k : v.free;
+  const int64_t row_stride = rows_are_free ? v.free_stride : v.k_stride;
+  const int64_t col_stride = rows_are_free ? v.k_stride : v.free_stride;
+  if (cols == 1 || col_stride == 1) return std::make_pair(false, rows == 1 ? cols : row_stride);
+  if (rows == 1 || row_stride == 1) return std::make_pair(true, cols == 1 ? rows : col_stride);
+  return std::nullopt;
+}
 
 class FallbackThunk : public Thunk {
  public:
@@ -162,26 +229,26 @@ std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef ou
   if (dot.operand_count() != 2 || !attrs.sparsity.empty() ||
       (t != PrimitiveType::F32 && t != PrimitiveType::F64) || a.element_type() != t ||
       b.element_type() != t || !a.is_static() || !b.is_static() ||
-      dims.lhs_contracting.size() != 1 || dims.rhs_contracting.size() != 1) {
+      dims.lhs_contracting.size() != 1 || dims.rhs_contracting.size() != 1 ||
+      a.ElementCount() == 0 || b.ElementCount() == 0) {
     return nullptr;
   }
-  const int64_t nb = static_cast<int64_t>(dims.lhs_batch.size());
-  for (int64_t i = 0; i < nb; ++i) {
-    if (dims.lhs_batch[i] != i || dims.rhs_batch[i] != i) return nullptr;
-  }
-  const int64_t cl = dims.lhs_contracting[0], cr = dims.rhs_contracting[0];
-  if ((cl != nb && cl != a.rank() - 1) || (cr != nb && cr != b.rank() - 1)) return nullptr;
+  std::optional<MatrixView> va = ViewOf(a, dims.lhs_batch, dims.lhs_contracting[0]);
+  std::optional<MatrixView> vb = ViewOf(b, dims.rhs_batch, dims.rhs_contracting[0]);
+  if (!va || !vb) return nullptr;
+  auto form_a = CblasForm(*va, /*rows_are_free=*/true);
+  auto form_b = CblasForm(*vb, /*rows_are_free=*/false);
+  if (!form_a || !form_b) return nullptr;
   DotThunk::Plan plan;
   plan.f64 = t == PrimitiveType::F64;
-  for (int64_t i = 0; i < nb; ++i) plan.batch *= a.dimensions(i);
-  plan.k = a.dimensions(cl);
-  plan.m = a.ElementCount() / std::max<int64_t>(1, plan.batch * plan.k);
-  plan.n = b.ElementCount() / std::max<int64_t>(1, plan.batch * plan.k);
-  // A lone free dimension may sit on either side of K; with none, M is 1.
-  plan.trans_a = cl == nb && a.rank() > nb + 1;
-  plan.trans_b = cr == b.rank() - 1 && b.rank() > nb + 1;
-  if (plan.batch == 0 || plan.k == 0 || plan.m == 0 || plan.n == 0) return nullptr;
-  return std::make_unique<DotThunk>(dot, plan, out, lhs, rhs);
+  plan.m = va->free;
+  plan.n = vb->free;
+  plan.k = va->k;
+  std::tie(plan.trans_a, plan.lda) = *form_a;
+  std::tie(plan.trans_b, plan.ldb) = *form_b;
+  plan.a_offsets = std::move(va->offsets);
+  plan.b_offsets = std::move(vb->offsets);
+  return std::make_unique<DotThunk>(dot, std::move(plan), out, lhs, rhs);
 }
 
 std::unique_ptr<Thunk> MakeFallbackThunk(const HloInstruction& inst,

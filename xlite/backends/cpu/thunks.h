@@ -75,9 +75,10 @@ class Thunk {
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
                                        std::vector<BufferRef> buffers, int64_t work);
 
-// An f32/f64 dot through cblas_?gemm when its dimensions have the canonical
-// form [batch..., M, K] x [batch..., K, N] up to a transpose of either
-// matrix (batch dims leading, one contracting dim); nullptr otherwise.
+// An f32/f64 dot through cblas_?gemm, one call per batch element: batch
+// dimensions anywhere, one contracting dimension, the free dimensions of
+// each operand adjacent, and of each operand's matrix either the row or the
+// column dimension contiguous (a transposed gemm then); nullptr otherwise.
 std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
                                          BufferRef lhs, BufferRef rhs);
 
