@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xlite/backends/cpu/convolution_thunk.h"
 #include "xlite/backends/cpu/fusion.h"
 #include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/backends/cpu/thread_pool.h"
@@ -90,7 +91,7 @@ bool IsEmittableFusion(const HloInstruction& fusion) {
 
 struct Step {
   const HloInstruction* inst;
-  enum Kind { kKernel, kDot, kReduce, kFallback } kind;
+  enum Kind { kKernel, kDot, kConvolution, kReduce, kFallback } kind;
   int64_t kernel = -1;  // index into the kernel specs
 };
 
@@ -157,6 +158,8 @@ class CpuExecutable : public runtime::Executable {
         specs.push_back(SpecFor(*inst));
       } else if (inst->opcode() == HloOpcode::kDot) {
         step.kind = Step::kDot;
+      } else if (inst->opcode() == HloOpcode::kConvolution) {
+        step.kind = Step::kConvolution;
       } else if (inst->opcode() == HloOpcode::kReduce) {
         step.kind = Step::kReduce;
       }
@@ -183,6 +186,9 @@ class CpuExecutable : public runtime::Executable {
         thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers));
       } else if (step.kind == Step::kDot) {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
+      } else if (step.kind == Step::kConvolution) {
+        thunk = MaybeMakeConvolutionThunk(inst, at(&inst), at(inst.operand(0)),
+                                          at(inst.operand(1)));
       } else if (step.kind == Step::kReduce) {
         thunk = MaybeMakeReduceThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
       }
