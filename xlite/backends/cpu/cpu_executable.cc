@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xlite/backends/cpu/convolution_thunk.h"
 #include "xlite/backends/cpu/fusion.h"
 #include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/backends/cpu/thread_pool.h"
@@ -91,7 +92,7 @@ bool IsEmittableFusion(const HloInstruction& fusion) {
 
 struct Step {
   const HloInstruction* inst;
-  enum Kind { kKernel, kDot, kFallback } kind;
+  enum Kind { kKernel, kDot, kConvolution, kFallback } kind;
   int64_t kernel = -1;  // index into the kernel specs
 };
 
@@ -159,6 +160,8 @@ class CpuExecutable : public runtime::Executable {
         specs.push_back(SpecFor(*inst));
       } else if (inst->opcode() == HloOpcode::kDot) {
         step.kind = Step::kDot;
+      } else if (inst->opcode() == HloOpcode::kConvolution) {
+        step.kind = Step::kConvolution;
       }
       steps.push_back(step);
     }
@@ -184,6 +187,9 @@ class CpuExecutable : public runtime::Executable {
                                 KernelWork(specs[step.kernel]));
       } else if (step.kind == Step::kDot) {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
+      } else if (step.kind == Step::kConvolution) {
+        thunk = MaybeMakeConvolutionThunk(inst, at(&inst), at(inst.operand(0)),
+                                          at(inst.operand(1)));
       }
       if (thunk == nullptr) {
         std::vector<BufferTree> operands;

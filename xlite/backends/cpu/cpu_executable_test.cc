@@ -1,6 +1,6 @@
-// Each thunk kind of the cpu backend (JIT kernel, library dot, reduce,
-// fallback) against the interpreter on random inputs, plus the deadline and
-// the profile report.
+// Each thunk kind of the cpu backend (JIT kernel, library dot, oneDNN
+// convolution, reduce, fallback) against the interpreter on random inputs,
+// plus the deadline and the profile report.
 #include "xlite/backends/cpu/cpu_executable.h"
 
 #include <gtest/gtest.h>
@@ -249,6 +249,77 @@ ENTRY e {
   any = pred[50] reduce(gt, f), dimensions={0,2}, to_apply=or_pred
   ROOT t = (s32[6,4], f64[], pred[50]) tuple(s, p, any)
 })", 1e-12);
+}
+
+// The thunk convolutions take: oneDNN's where the build has it.
+#if XLITE_HAVE_DNNL
+constexpr char kConvKind[] = "conv";
+#else
+constexpr char kConvKind[] = "fallback";
+#endif
+
+// A module of one convolution `c` of parameters x and w.
+std::string ConvModule(const std::string& x, const std::string& w, const std::string& c) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  x = ", x, " parameter(0)\n  w = ", w,
+                      " parameter(1)\n  ROOT c = ", c, "\n}\n");
+}
+
+// Runs the convolution `c` of x and w on both backends (oneDNN accumulates
+// in its own order, so they agree within rounding) and checks which thunk
+// took it.
+void ExpectConvolutionIn(const std::string& kind, const std::string& x, const std::string& w,
+                         const std::string& c) {
+  std::string report = ExpectSameAsInterpreter(ConvModule(x, w, c), 1e-4);
+  EXPECT_TRUE(HasLine(report, kind, "c (convolution)")) << c << "\n" << report;
+}
+
+TEST(CpuExecutableTest, ConvolutionThunkTakesPaddingStridesAndDilation) {
+  // NCHW/OIHW, stride 2, uneven padding.
+  ExpectConvolutionIn(kConvKind, "f32[2,8,15,15]", "f32[16,8,3,3]",
+                      "f32[2,16,8,7] convolution(x, w), window={size=3x3 stride=2x2 pad=1_2x0_1}, "
+                      "dim_labels=bf01_oi01->bf01");
+  // rhs (window) dilation.
+  ExpectConvolutionIn(kConvKind, "f32[1,4,20,20]", "f32[6,4,3,3]",
+                      "f32[1,6,20,14] convolution(x, w), window={size=3x3 pad=2_2x0_0 "
+                      "rhs_dilate=2x3}, dim_labels=bf01_oi01->bf01");
+}
+
+TEST(CpuExecutableTest, ConvolutionThunkTakesAnyDimensionLabels) {
+  ExpectConvolutionIn(kConvKind, "f32[2,10,12,6]", "f32[3,3,6,5]",
+                      "f32[2,10,12,5] convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+                      "dim_labels=b01f_01io->b01f");
+  // Every role somewhere else in each of the three arrays.
+  ExpectConvolutionIn(kConvKind, "f32[7,3,2,9]", "f32[3,4,3,3]",
+                      "f32[7,4,5,2] convolution(x, w), window={size=3x3}, "
+                      "dim_labels=0fb1_io01->1f0b");
+}
+
+TEST(CpuExecutableTest, ConvolutionThunkTakesFeatureGroups) {
+  ExpectConvolutionIn(kConvKind, "f32[2,8,9,9]", "f32[6,4,3,3]",
+                      "f32[2,6,7,7] convolution(x, w), window={size=3x3}, "
+                      "dim_labels=bf01_oi01->bf01, feature_group_count=2");
+  // Depthwise, channels last.
+  ExpectConvolutionIn(kConvKind, "f32[2,9,9,8]", "f32[3,3,1,8]",
+                      "f32[2,9,9,8] convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+                      "dim_labels=b01f_01io->b01f, feature_group_count=8");
+}
+
+TEST(CpuExecutableTest, ConvolutionThunkTakesOneAndThreeSpatialDimensions) {
+  ExpectConvolutionIn(kConvKind, "f32[3,5,40]", "f32[7,5,4]",
+                      "f32[3,7,14] convolution(x, w), window={size=4 stride=3 pad=2_1}, "
+                      "dim_labels=bf0_oi0->bf0");
+  ExpectConvolutionIn(kConvKind, "f32[1,3,6,7,8]", "f32[4,3,2,3,3]",
+                      "f32[1,4,5,5,6] convolution(x, w), window={size=2x3x3}, "
+                      "dim_labels=bf012_oi012->bf012");
+}
+
+TEST(CpuExecutableTest, ConvolutionsOneDnnCannotTakeFallBack) {
+  ExpectConvolutionIn("fallback", "f32[1,3,5,5]", "f32[4,3,3,3]",
+                      "f32[1,4,9,9] convolution(x, w), window={size=3x3 pad=1_1x1_1 "
+                      "lhs_dilate=2x2}, dim_labels=bf01_oi01->bf01");
+  ExpectConvolutionIn("fallback", "f32[4,3,5,5]", "f32[6,3,3,3]",
+                      "f32[2,6,3,3] convolution(x, w), window={size=3x3}, "
+                      "dim_labels=bf01_oi01->bf01, batch_group_count=2");
 }
 
 TEST(CpuExecutableTest, FallbackRunsWhileSortAndGatherThroughTheEvaluator) {

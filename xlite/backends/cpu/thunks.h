@@ -1,7 +1,8 @@
 // The steps a compiled cpu executable runs in order, over buffers of one
 // arena planned at compile time: JIT kernels (elementwise, reduce and
-// fusions), library dots (OpenBLAS), and a fallback that evaluates any other instruction through the
-// reference evaluator.
+// fusions), library dots (OpenBLAS) and convolutions (oneDNN,
+// convolution_thunk.h), and a fallback that evaluates any other instruction
+// through the reference evaluator.
 #ifndef XLITE_BACKENDS_CPU_THUNKS_H_
 #define XLITE_BACKENDS_CPU_THUNKS_H_
 
@@ -61,7 +62,7 @@ class Thunk {
   explicit Thunk(const HloInstruction& inst) : inst_(inst) {}
   virtual ~Thunk() = default;
   virtual absl::Status Run(ThunkContext& ctx) = 0;
-  // "jit", "dot" or "fallback", for --profile.
+  // "jit", "dot", "conv" or "fallback", for --profile.
   virtual std::string_view kind() const = 0;
   const HloInstruction& instruction() const { return inst_; }
 
