@@ -225,10 +225,9 @@ absl::StatusOr<PValue> PartitionReplicated(const HloInstruction& inst, Partition
   }
   HloInstruction* clone = s.Clone(inst, operands, inst.shape());
   const HloSharding target = s.TargetOf(inst);
-  const bool wanted_split =
-      std::any_of(LeafShardings(target, inst.shape()).begin(),
-                  LeafShardings(target, inst.shape()).end(),
-                  [](const HloSharding& leaf) { return IsSplit(leaf); });
+  const std::vector<HloSharding> target_leaves = LeafShardings(target, inst.shape());
+  const bool wanted_split = std::any_of(target_leaves.begin(), target_leaves.end(),
+                                        [](const HloSharding& leaf) { return IsSplit(leaf); });
   if (gathered || wanted_split) s.b().Fallback(inst, std::move(reason));
   return PValue{clone, ReplicatedLike(inst.shape()), inst.shape()};
 }
