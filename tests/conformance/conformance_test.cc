@@ -113,6 +113,10 @@ TEST_P(CorpusTest, ParsesVerifiesAndRoundTrips) {
     ASSERT_TRUE(lossless.ok()) << lossless.status();
     std::string difference;
     EXPECT_TRUE(ModulesEqual(**module, **lossless, &difference)) << difference;
+    // A deep copy is the same module and prints the same text.
+    std::unique_ptr<HloModule> clone = (*module)->Clone();
+    EXPECT_TRUE(ModulesEqual(**module, *clone, &difference)) << difference;
+    EXPECT_TRUE(PrintModule(*clone) == printed) << "the clone prints differently";
   }
   if (known_invalid != nullptr) {
     EXPECT_TRUE(refused) << "the verifier accepted every module of " << path;

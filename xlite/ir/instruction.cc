@@ -233,6 +233,25 @@ void HloInstruction::set_statistics(Statistics s) {
   rare()->statistics = std::make_unique<Statistics>(std::move(s));
 }
 
+void HloInstruction::CopySharedAttributesFrom(const HloInstruction& original) {
+  dimensions_ = original.dimensions_;
+  has_dimensions_ = original.has_dimensions_;
+  if (original.rare_ == nullptr) {
+    rare_.reset();
+    return;
+  }
+  // Only allocated when the original has rare fields of its own.
+  const RareInstructionFields& from = *original.rare_;
+  RareInstructionFields* to = rare();
+  to->sharding = from.sharding ? std::make_unique<HloSharding>(*from.sharding) : nullptr;
+  to->metadata = from.metadata;
+  to->frontend_attributes = from.frontend_attributes;
+  to->backend_config = from.backend_config;
+  to->backend_config_is_json = from.backend_config_is_json;
+  to->statistics = from.statistics ? std::make_unique<Statistics>(*from.statistics) : nullptr;
+  to->origin = from.origin;
+}
+
 const std::string& HloInstruction::origin() const {
   return rare_ ? rare_->origin : EmptyRare().origin;
 }

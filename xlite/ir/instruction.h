@@ -134,6 +134,11 @@ class HloInstruction {
   const std::string& origin() const;
   void set_origin(std::string text) { rare()->origin = std::move(text); }
 
+  // Copies the shared attributes of `original` (dimensions, sharding,
+  // metadata, frontend attributes, backend config, statistics, origin); not
+  // the opcode's record, operands, called computations or control deps.
+  void CopySharedAttributesFrom(const HloInstruction& original);
+
   // Control dependencies (kept symmetric).
   absl::Span<HloInstruction* const> control_predecessors() const;
   absl::Span<HloInstruction* const> control_successors() const;

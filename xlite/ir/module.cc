@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace xlite {
 
 HloModule::HloModule(std::string name) : name_(std::move(name)) {}
@@ -36,6 +38,68 @@ int64_t HloModule::RemoveComputationsIf(
     return dead;
   });
   return static_cast<int64_t>(before - computations_.size());
+}
+
+std::unique_ptr<HloModule> HloModule::Clone() const {
+  auto copy = std::make_unique<HloModule>(name_);
+  copy->config_ = config_;
+  copy->stack_frames_ = stack_frames_;
+  copy->next_id_ = next_id_;
+  // Every computation first, so calls resolve whatever the order.
+  std::vector<std::unique_ptr<HloComputation>> copies;
+  absl::flat_hash_map<const HloComputation*, HloComputation*> computations;
+  for (const auto& original : computations_) {
+    copies.push_back(std::make_unique<HloComputation>(original->name()));
+    computations[original.get()] = copies.back().get();
+  }
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> instructions;
+  auto at = [&](const HloInstruction* inst) { return instructions.at(inst); };
+  for (size_t i = 0; i < computations_.size(); ++i) {
+    const HloComputation& original = *computations_[i];
+    HloComputation& c = *copies[i];
+    c.set_execution_thread(original.execution_thread());
+    c.set_is_fusion_computation(original.is_fusion_computation());
+    c.ReserveInstructions(original.instruction_count());
+    for (const auto& from : original.instructions()) {
+      auto inst = std::make_unique<HloInstruction>(from->opcode(), from->shape());
+      inst->set_name(from->name());
+      inst->set_unique_id(from->unique_id());
+      if (from->has_attrs()) inst->set_attrs(from->raw_attrs()->Clone());
+      inst->CopySharedAttributesFrom(*from);
+      for (const HloComputation* called : from->called_computations()) {
+        inst->AppendCalledComputation(computations.at(called));
+      }
+      instructions[from.get()] = c.AddInstruction(std::move(inst));
+    }
+    // Edges after all instructions exist: nothing assumes an order here.
+    for (const auto& from : original.instructions()) {
+      HloInstruction* inst = at(from.get());
+      for (const HloInstruction* op : from->operands()) inst->AppendOperand(at(op));
+      // Predecessor lists keep their order (the text prints them).
+      for (const HloInstruction* pred : from->control_predecessors()) {
+        at(pred)->AddControlDependencyTo(inst);
+      }
+    }
+    if (original.root_instruction() != nullptr) {
+      c.set_root_instruction(at(original.root_instruction()));
+    }
+  }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    copy->AddComputation(std::move(copies[i]), computations_[i].get() == entry_);
+  }
+  if (schedule_.has_value()) {
+    HloSchedule schedule;
+    for (const auto& original : computations_) {
+      if (!schedule_->has_sequence(*original)) continue;
+      HloSchedule::Sequence sequence;
+      for (const HloInstruction* inst : schedule_->sequence(*original)) {
+        sequence.push_back(at(inst));
+      }
+      schedule.set_sequence(*computations.at(original.get()), std::move(sequence));
+    }
+    copy->set_schedule(std::move(schedule));
+  }
+  return copy;
 }
 
 const HloSchedule& HloModule::schedule() const {

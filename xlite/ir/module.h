@@ -120,6 +120,10 @@ class HloModule {
   std::vector<Shape> EntryParameterShapes() const;
   Shape EntryResultShape() const;
 
+  // A deep copy: the same text, names, unique ids, config and schedule,
+  // sharing nothing with this module.
+  std::unique_ptr<HloModule> Clone() const;
+
   // Next unique id for a new instruction.
   int64_t NextUniqueId() { return next_id_++; }
 

@@ -103,18 +103,9 @@ HloInstruction* InstructionMaker::CloneAs(HloComputation& c, const HloInstructio
   HloInstruction* copy = Add(c, opcode, std::move(shape), operands,
                              original.has_attrs() ? original.raw_attrs()->Clone() : nullptr);
   if (!original.has_attrs()) copy->set_attrs(nullptr);
-  if (original.has_dimensions_attr()) copy->set_dimensions(original.dimensions());
+  copy->CopySharedAttributesFrom(original);
   for (HloComputation* called : original.called_computations()) {
     copy->AppendCalledComputation(called);
-  }
-  if (original.has_sharding()) copy->set_sharding(original.sharding());
-  // Only touched when set: the fields live in an allocation of their own.
-  if (!(original.metadata() == OpMetadata())) *copy->mutable_metadata() = original.metadata();
-  if (!original.frontend_attributes().empty()) {
-    *copy->mutable_frontend_attributes() = original.frontend_attributes();
-  }
-  if (!original.backend_config().empty()) {
-    copy->set_backend_config(original.backend_config(), original.backend_config_is_json());
   }
   return copy;
 }
