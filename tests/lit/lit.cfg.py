@@ -2,6 +2,7 @@
 # The xlite binary is found through `--param xlite_bin_dir=DIR` or the
 # XLITE_BIN_DIR environment variable; FileCheck and not come from LLVM 19.
 import os
+import subprocess
 import sys
 
 import lit.formats
@@ -18,6 +19,10 @@ if not xlite_bin_dir:
 xlite = os.path.join(os.path.abspath(xlite_bin_dir), "xlite")
 if not os.access(xlite, os.X_OK):
     lit_config.fatal(f"no xlite binary at {xlite}")
+# `REQUIRES: cpu-backend` tests need a build with LLVM and OpenBLAS.
+passes = subprocess.run([xlite, "opt", "--list-passes"], capture_output=True, text=True).stdout
+if "cpu-loop-fusion" in passes:
+    config.available_features.add("cpu-backend")
 llvm_bin_dir = lit_config.params.get("llvm_bin_dir", "/usr/lib/llvm-19/bin")
 if not os.access(os.path.join(llvm_bin_dir, "FileCheck"), os.X_OK):
     lit_config.fatal(f"no FileCheck in {llvm_bin_dir} (install llvm-19-tools)")

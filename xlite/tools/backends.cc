@@ -4,6 +4,7 @@
 #include "xlite/eval/interpreter_executable.h"
 #if XLITE_HAVE_CPU_BACKEND
 #include "xlite/backends/cpu/cpu_executable.h"
+#include "xlite/backends/cpu/fusion.h"
 #endif
 
 namespace xlite::tools {
@@ -13,6 +14,12 @@ std::string AvailableBackends() {
   return "interpreter, cpu";
 #else
   return "interpreter";
+#endif
+}
+
+void RegisterBackendPasses() {
+#if XLITE_HAVE_CPU_BACKEND
+  cpu::RegisterCpuPasses();
 #endif
 }
 

@@ -15,6 +15,9 @@ namespace xlite::tools {
 // The backends this binary has, comma-separated, for help and errors.
 std::string AvailableBackends();
 
+// Registers the passes of the backends built in (cpu-loop-fusion).
+void RegisterBackendPasses();
+
 // Whether `name` is one of them.
 bool IsBackend(const std::string& name);
 

@@ -36,6 +36,7 @@ struct BenchOptions {
   int repeat = 10;
   std::optional<int64_t> memory_budget;
   bool json = false;
+  bool profile = false;  // the backend's time per kernel/thunk, over every execution
 };
 
 // What one `xlite bench` measured.
@@ -159,6 +160,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
   SetActivity(absl::StrCat("compiling ", loaded.name));
   runtime::CompileOptions compile_options;
   compile_options.threads = options.threads;
+  compile_options.profile = options.profile;
   auto compile_start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
       CompileForBackend(options.backend, module, compile_options);
@@ -183,6 +185,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
     if (i >= options.warmup) m.run_ms.push_back(ms);
   }
   std::sort(m.run_ms.begin(), m.run_ms.end());
+  if (options.profile) std::cerr << (*executable)->ProfileReport();
   return m;
 }
 
@@ -238,6 +241,9 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   command->add_flag("--json", options->json,
                     "Print one JSON object (median_ms, min_ms, max_ms, compile_ms, gflops, "
                     "gbytes_per_s, roofline_share or null, backend, repeat...)");
+  command->add_flag("--profile", options->profile,
+                    "Print the time per fused computation/thunk, summed over every execution "
+                    "(warmup included), to stderr");
   command->callback([options, exit_code] { *exit_code = RunBench(*options); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "xlite/sched/sched_passes.h"
 #include "xlite/spmd/propagation.h"
+#include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/out_of_memory.h"
 #include "xlite/tools/process_memory.h"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   AddMemCommand(app, &exit_code);
   AddSchedCommand(app, &exit_code);
   xlite::RegisterSchedulingPasses();
+  xlite::tools::RegisterBackendPasses();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/differential/literal_compare.h"
+#include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/eval/interpreter_executable.h"
 #include "xlite/runtime/random_inputs.h"
@@ -105,6 +106,38 @@ ENTRY e {
   w = u8[10] select(c, mn, z)
   ROOT out = (u8[10], pred[10], s64[10]) tuple(w, c, ch)
 })");
+}
+
+TEST(CpuExecutableTest, KernelTilesSplitFewRowsAlongTheLastDimension) {
+  auto tiling = [](std::vector<int64_t> dims) {
+    KernelTiling t = TilingOf(Shape(PrimitiveType::F32, dims));
+    return std::vector<int64_t>{t.rows, t.chunk, t.chunks};
+  };
+  EXPECT_EQ(tiling({1, 512, 3072}), (std::vector<int64_t>{512, 3072, 1}));
+  EXPECT_EQ(tiling({1, 600}), (std::vector<int64_t>{1, 256, 3}));
+  EXPECT_EQ(tiling({3, 1000}), (std::vector<int64_t>{3, 256, 4}));
+  EXPECT_EQ(tiling({1, 100000}), (std::vector<int64_t>{1, 1568, 64}));
+  EXPECT_EQ(tiling({4, 0}), (std::vector<int64_t>{4, 1, 0}));
+  EXPECT_EQ(TilingOf(Shape::Scalar(PrimitiveType::F32)).tiles(), 1);
+  // Ragged last tiles, a reduce to few rows, on two threads (exact: integers).
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[1,3,11000] parameter(0)
+  v = s32[11000] parameter(1)
+  vb = s32[1,3,11000] broadcast(v), dimensions={2}
+  y = s32[1,3,11000] multiply(x, vb)
+  z = s32[1,600,70] parameter(2)
+  zero = s32[] constant(0)
+  r = s32[1,600] reduce(z, zero), dimensions={2}, to_apply=add_s32
+  ROOT t = (s32[1,3,11000], s32[1,600]) tuple(y, r)
+})");
+  EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
 }
 
 TEST(CpuExecutableTest, FloatToIntConvertSaturatesAndMapsNanToZero) {

@@ -42,9 +42,13 @@ class F32Math {
   // exp: n = round(x / ln 2), r = x - n ln 2 in two parts, exp(r) by a
   // degree-7 polynomial, times 2^n applied as two factors so that results
   // that overflow become inf and tiny ones round gradually to subnormals.
+  // Below -104 the result rounds to +0; those lanes compute exp(0) instead,
+  // since a multiply that underflows costs a microcode assist per vector
+  // (softmax's exp(x - max) meets such inputs all the time).
   llvm::Value* Exp(llvm::Value* x) {
+    llvm::Value* underflows = b_.CreateFCmpOLT(x, F(-104.0));
     llvm::Value* clamped = b_.CreateSelect(b_.CreateFCmpOGT(x, F(88.8)), F(88.8), x);
-    clamped = b_.CreateSelect(b_.CreateFCmpOLT(clamped, F(-104.0)), F(-104.0), clamped);
+    clamped = b_.CreateSelect(underflows, F(0.0), clamped);
     llvm::Value* n = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
                                              b_.CreateFMul(clamped, F(1.44269504088896341)));
     llvm::Value* r = MulAdd(n, F(-0.693359375), clamped);
@@ -56,6 +60,7 @@ class F32Math {
     llvm::Value* half = b_.CreateAShr(k, I(1));
     llvm::Value* result =
         b_.CreateFMul(b_.CreateFMul(p, Pow2(half)), Pow2(b_.CreateSub(k, half)));
+    result = b_.CreateSelect(underflows, F(0.0), result);
     return b_.CreateSelect(IsNan(x), x, result);
   }
 
@@ -89,14 +94,16 @@ class F32Math {
   }
 
   // tanh: an odd polynomial below |x| = 0.625, 1 - 2 / (exp(2|x|) + 1)
-  // with the sign of x above (which saturates to 1 as exp overflows).
+  // with the sign of x above. |x| is capped at 10, where tanh already rounds
+  // to 1, so the quotient never becomes subnormal (a microcode assist).
   llvm::Value* Tanh(llvm::Value* x) {
     llvm::Value* ax = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
     llvm::Value* z = b_.CreateFMul(x, x);
     llvm::Value* p = Poly(z, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
                               1.33314422036e-1, -3.33332819422e-1});
     llvm::Value* small = MulAdd(b_.CreateFMul(p, z), x, x);
-    llvm::Value* e = Exp(b_.CreateFAdd(ax, ax));
+    llvm::Value* capped = b_.CreateSelect(b_.CreateFCmpOGT(ax, F(10.0)), F(10.0), ax);
+    llvm::Value* e = Exp(b_.CreateFAdd(capped, capped));
     llvm::Value* large = b_.CreateFSub(F(1.0), b_.CreateFDiv(F(2.0), b_.CreateFAdd(e, F(1.0))));
     large = b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
     return b_.CreateSelect(b_.CreateFCmpOGE(ax, F(0.625)), large, small);

@@ -10,6 +10,7 @@
 #include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/ir/computation.h"
 #include "xlite/passes/instruction_maker.h"
+#include "xlite/passes/pass_registry.h"
 
 namespace xlite::cpu {
 namespace {
@@ -100,6 +101,20 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
   }
   maker.Finish();
   return changed;
+}
+
+void RegisterCpuPasses() {
+  static const bool registered = [] {
+    RegisterPass(PassInfo{
+        "cpu-loop-fusion",
+        "the cpu backend's fusion: elementwise chains as kLoop fusions, a chain and the reduce "
+        "it feeds as a kInput fusion",
+        [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
+          return std::unique_ptr<HloPass>(std::make_unique<LoopFusion>());
+        }});
+    return true;
+  }();
+  (void)registered;
 }
 
 }  // namespace xlite::cpu

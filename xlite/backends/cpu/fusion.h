@@ -23,6 +23,10 @@ class LoopFusion : public HloPass {
   absl::StatusOr<bool> Run(HloModule& module) override;
 };
 
+// Registers cpu-loop-fusion with the pass registry, so that `xlite opt
+// --passes=cpu-loop-fusion` shows what the backend fuses (idempotent).
+void RegisterCpuPasses();
+
 }  // namespace xlite::cpu
 
 #endif  // XLITE_BACKENDS_CPU_FUSION_H_

@@ -126,36 +126,63 @@ class Emitter {
     }
     const Shape& shape = spec.root->shape();
     Index index(shape.rank());
-    EmitLoops(shape, 0, fn->getArg(1), fn->getArg(2), index);
+    if (shape.rank() == 0) {
+      EmitElement(shape, index);
+    } else {
+      EmitTiles(shape, fn->getArg(1), fn->getArg(2), index);
+    }
     b_.CreateRetVoid();
   }
 
  private:
-  // Loop over dimension `d` (the outermost from `begin` to `end`), then the
-  // element at the full index.
-  void EmitLoops(const Shape& shape, int64_t d, llvm::Value* begin, llvm::Value* end,
-                 Index& index) {
-    if (d == shape.rank()) {
-      memo_.clear();  // values belong to one index
-      llvm::Value* v = Emit(*spec_->root, index);
-      Store(v, shape, buffer_ptrs_[0], index);
-      return;
-    }
+  // for t in [begin, end): the row and chunk of tile t (TilingOf), the row's
+  // index of every dimension but the last, then the chunk's elements.
+  void EmitTiles(const Shape& shape, llvm::Value* begin, llvm::Value* end, Index& index) {
+    const KernelTiling tiling = TilingOf(shape);
+    const int64_t rank = shape.rank();
+    EmitLoop(begin, end, [&](llvm::Value* t) {
+      llvm::Value* row = b_.CreateUDiv(t, b_.getInt64(tiling.chunks));
+      llvm::Value* first = b_.CreateNUWMul(b_.CreateURem(t, b_.getInt64(tiling.chunks)),
+                                           b_.getInt64(tiling.chunk));
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        llvm::Value* size = b_.getInt64(shape.dimensions(d));
+        index[d] = d == 0 ? row : b_.CreateURem(row, size);
+        if (d > 0) row = b_.CreateUDiv(row, size);
+      }
+      llvm::Value* last = b_.CreateNUWAdd(first, b_.getInt64(tiling.chunk));
+      if (tiling.chunks * tiling.chunk != tiling.last) {
+        last = b_.CreateSelect(b_.CreateICmpULT(last, b_.getInt64(tiling.last)), last,
+                               b_.getInt64(tiling.last));
+      }
+      EmitLoop(first, last, [&](llvm::Value* j) {
+        index[rank - 1] = j;
+        EmitElement(shape, index);
+      });
+    });
+  }
+
+  // The output element at `index`.
+  void EmitElement(const Shape& shape, const Index& index) {
+    memo_.clear();  // values belong to one index
+    llvm::Value* v = Emit(*spec_->root, index);
+    Store(v, shape, buffer_ptrs_[0], index);
+  }
+
+  // for (iv = lo; iv < hi; ++iv) body(iv).
+  template <typename Body>
+  void EmitLoop(llvm::Value* lo, llvm::Value* hi, Body body) {
     auto* i64 = b_.getInt64Ty();
-    llvm::Value* lo = d == 0 ? begin : llvm::ConstantInt::get(i64, 0);
-    llvm::Value* hi = d == 0 ? end : llvm::ConstantInt::get(i64, shape.dimensions(d));
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "loop", fn_);
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "body", fn_);
+    llvm::BasicBlock* loop_body = llvm::BasicBlock::Create(ctx_, "body", fn_);
     llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
     b_.CreateBr(head);
     b_.SetInsertPoint(head);
     llvm::PHINode* iv = b_.CreatePHI(i64, 2);
     iv->addIncoming(lo, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), body, exit);
-    b_.SetInsertPoint(body);
-    index[d] = iv;
-    EmitLoops(shape, d + 1, begin, end, index);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), loop_body, exit);
+    b_.SetInsertPoint(loop_body);
+    body(iv);
     iv->addIncoming(b_.CreateNUWAdd(iv, llvm::ConstantInt::get(i64, 1)), b_.GetInsertBlock());
     b_.CreateBr(head);
     b_.SetInsertPoint(exit);
@@ -556,6 +583,23 @@ bool IsReduceSupported(const HloInstruction& inst) {
   auto found = ElementwiseTable().find(ReductionOpcode(*kind));
   return found != ElementwiseTable().end() &&
          (found->second & ClassOf(inst.shape().element_type())) != 0;
+}
+
+KernelTiling TilingOf(const Shape& output) {
+  // Enough tiles for any pool, none shorter than a few vectors.
+  constexpr int64_t kTargetTiles = 64, kMinChunk = 256, kVector = 16;
+  KernelTiling tiling;
+  if (output.rank() == 0) return tiling;
+  tiling.last = output.dimensions(output.rank() - 1);
+  for (int64_t d = 0; d + 1 < output.rank(); ++d) tiling.rows *= output.dimensions(d);
+  tiling.chunk = std::max<int64_t>(tiling.last, 1);
+  if (tiling.rows < kTargetTiles && tiling.last > kMinChunk) {
+    const int64_t wanted = (kTargetTiles + tiling.rows - 1) / tiling.rows;
+    const int64_t chunk = std::max((tiling.last + wanted - 1) / wanted, kMinChunk);
+    tiling.chunk = (chunk + kVector - 1) / kVector * kVector;
+  }
+  tiling.chunks = (tiling.last + tiling.chunk - 1) / tiling.chunk;
+  return tiling;
 }
 
 int64_t KernelWork(const KernelSpec& spec) {

@@ -28,9 +28,23 @@ bool IsElementalSupported(const HloInstruction& inst);
 bool IsReduceSupported(const HloInstruction& inst);
 inline constexpr int64_t kMaxFusedConstantElements = 4096;
 
-// A compiled kernel: writes the output elements whose outermost index lies
-// in [begin, end) (the whole output for a scalar with [0, 1)); buffers[0]
-// is the output, buffers[1 + i] input i, all dense row-major.
+// How a kernel's output is cut into tiles that threads share: each row (an
+// index of every dimension but the last) in `chunks` runs of at most `chunk`
+// elements of the last dimension, so that an output with few rows ([1,512,
+// 3072], or a reduce to [1,512]) still splits; tile t is row t / chunks,
+// chunk t % chunks. A scalar is one tile.
+struct KernelTiling {
+  int64_t rows = 1;
+  int64_t last = 1;    // size of the last dimension (1 for a scalar)
+  int64_t chunk = 1;   // elements of the last dimension per tile
+  int64_t chunks = 1;  // tiles per row
+  int64_t tiles() const { return rows * chunks; }
+};
+KernelTiling TilingOf(const Shape& output);
+
+// A compiled kernel: writes the output elements of the tiles in [begin, end)
+// (TilingOf its output); buffers[0] is the output, buffers[1 + i] input i,
+// all dense row-major.
 using KernelFn = void (*)(void* const* buffers, int64_t begin, int64_t end);
 
 // One kernel to emit: `root` computed from `inputs` (a fusion's parameters

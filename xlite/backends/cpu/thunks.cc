@@ -31,20 +31,19 @@ class KernelThunk : public Thunk {
   KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers,
               int64_t work)
       : Thunk(inst), fn_(fn), buffers_(std::move(buffers)) {
-    const Shape& shape = inst.shape();
-    rows_ = shape.rank() == 0 ? 1 : shape.dimensions(0);
-    parallel_ = work >= kParallelElements && rows_ > 1;
+    tiles_ = TilingOf(inst.shape()).tiles();
+    parallel_ = work >= kParallelElements && tiles_ > 1;
   }
   std::string_view kind() const override { return "jit"; }
   absl::Status Run(ThunkContext& ctx) override {
-    if (rows_ == 0) return absl::OkStatus();
+    if (tiles_ == 0) return absl::OkStatus();
     absl::InlinedVector<void*, 8> pointers;
     for (BufferRef ref : buffers_) pointers.push_back(Resolve(ref, ctx.slots));
     if (!parallel_ || ctx.pool->size() == 1) {
-      fn_(pointers.data(), 0, rows_);
+      fn_(pointers.data(), 0, tiles_);
       return absl::OkStatus();
     }
-    ctx.pool->ParallelFor(rows_, [&](int64_t begin, int64_t end) {
+    ctx.pool->ParallelFor(tiles_, [&](int64_t begin, int64_t end) {
       fn_(pointers.data(), begin, end);
     });
     return absl::OkStatus();
@@ -53,7 +52,7 @@ class KernelThunk : public Thunk {
  private:
   KernelFn fn_;
   std::vector<BufferRef> buffers_;
-  int64_t rows_ = 0;
+  int64_t tiles_ = 0;
   bool parallel_ = false;
 };
 
