@@ -77,6 +77,13 @@ bool AtDefault(const M& value, const D& default_value) {
     if constexpr (requires { Syntax::Omitted(*value); }) {
       if (Syntax::Omitted(*value)) return true;
     }
+    // Compared by hand: g++ 12 warns that optional == optional reads an
+    // unset default's payload (it does not).
+    if constexpr (IsOptional<D>::value) {
+      return default_value.has_value() && *value == *default_value;
+    } else {
+      return *value == default_value;
+    }
   } else if constexpr (requires { Syntax::Omitted(value); }) {
     if (Syntax::Omitted(value)) return true;
   }

@@ -7,6 +7,7 @@
 // once here, so a run only points the user memories at this call's buffers.
 #include "xlite/backends/cpu/convolution_thunk.h"
 
+#include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <optional>
@@ -46,6 +47,19 @@ Operand MakeOperand(BufferRef ref, const memory::desc& user_desc,
   return op;
 }
 
+// oneDNN (Debian's build) parallelises with OpenMP: as many threads as the
+// executable's pool. libgomp comes with libdnnl, so its omp_set_num_threads
+// is looked up rather than linked (xlite itself is not built with OpenMP).
+void SetOpenMpThreads(int threads) {
+  using SetThreads = void (*)(int);
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  static thread_local int current = 0;
+  if (set != nullptr && current != threads) {
+    set(threads);
+    current = threads;
+  }
+}
+
 class ConvolutionThunk : public Thunk {
  public:
   ConvolutionThunk(const HloInstruction& inst, dnnl::engine engine,
@@ -66,6 +80,7 @@ class ConvolutionThunk : public Thunk {
   }
   std::string_view kind() const override { return "conv"; }
   absl::Status Run(ThunkContext& ctx) override {
+    SetOpenMpThreads(ctx.pool->size());
     try {
       for (Operand* op : {&src_, &weights_, &dst_}) {
         op->user.set_data_handle(Resolve(op->ref, ctx.slots));
@@ -148,9 +163,10 @@ bool Supported(const HloInstruction& conv, const ConvolutionAttrs& attrs) {
 }  // namespace
 
 std::unique_ptr<Thunk> MaybeMakeConvolutionThunk(const HloInstruction& conv, BufferRef out,
-                                                 BufferRef lhs, BufferRef rhs) {
+                                                 BufferRef lhs, BufferRef rhs, int threads) {
   const auto& attrs = conv.attrs<ConvolutionAttrs>();
   if (!Supported(conv, attrs)) return nullptr;
+  SetOpenMpThreads(threads);
   const ConvDimensions& dn = attrs.dims;
   const Shape& input = conv.operand(0)->shape();
   const Shape& kernel = conv.operand(1)->shape();

@@ -16,13 +16,13 @@ namespace xlite::cpu {
 // non-empty shapes, 1 to 3 spatial dimensions, batch_group_count 1, no base
 // dilation, no window reversal and non-negative padding; any dimension
 // labels and feature_group_count. nullptr otherwise, or when oneDNN refuses
-// it.
+// it. oneDNN plans its parallel split for `threads` when the primitive is made.
 #if XLITE_HAVE_DNNL
 std::unique_ptr<Thunk> MaybeMakeConvolutionThunk(const HloInstruction& conv, BufferRef out,
-                                                 BufferRef lhs, BufferRef rhs);
+                                                 BufferRef lhs, BufferRef rhs, int threads);
 #else
 inline std::unique_ptr<Thunk> MaybeMakeConvolutionThunk(const HloInstruction&, BufferRef,
-                                                        BufferRef, BufferRef) {
+                                                        BufferRef, BufferRef, int) {
   return nullptr;
 }
 #endif

@@ -189,7 +189,7 @@ class CpuExecutable : public runtime::Executable {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
       } else if (step.kind == Step::kConvolution) {
         thunk = MaybeMakeConvolutionThunk(inst, at(&inst), at(inst.operand(0)),
-                                          at(inst.operand(1)));
+                                          at(inst.operand(1)), pool_->size());
       }
       if (thunk == nullptr) {
         std::vector<BufferTree> operands;

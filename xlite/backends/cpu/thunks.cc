@@ -70,6 +70,8 @@ class DotThunk : public Thunk {
       : Thunk(inst), plan_(std::move(plan)), out_(out), lhs_(lhs), rhs_(rhs) {}
   std::string_view kind() const override { return "dot"; }
   absl::Status Run(ThunkContext& ctx) override {
+    // OpenBLAS keeps its own threads: as many as the executable's pool.
+    if (openblas_get_num_threads() != ctx.pool->size()) openblas_set_num_threads(ctx.pool->size());
     if (plan_.f64) {
       RunAs<double>(ctx);
     } else {
