@@ -17,6 +17,14 @@ std::string AvailableBackends() {
 #endif
 }
 
+std::string DefaultBackend() {
+#if XLITE_HAVE_CPU_BACKEND
+  return "cpu";
+#else
+  return "interpreter";
+#endif
+}
+
 void RegisterBackendPasses() {
 #if XLITE_HAVE_CPU_BACKEND
   cpu::RegisterCpuPasses();

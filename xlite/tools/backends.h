@@ -18,6 +18,10 @@ std::string AvailableBackends();
 // Registers the passes of the backends built in (cpu-loop-fusion).
 void RegisterBackendPasses();
 
+// The backend single-device runs take when none is named: cpu when it was
+// built, else the interpreter.
+std::string DefaultBackend();
+
 // Whether `name` is one of them.
 bool IsBackend(const std::string& name);
 

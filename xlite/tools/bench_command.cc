@@ -30,7 +30,7 @@ namespace {
 struct BenchOptions {
   std::string path;
   ArgumentSource inputs;
-  std::string backend = "interpreter";
+  std::string backend = DefaultBackend();
   int threads = 0;  // 0: one per core
   int warmup = 1;
   int repeat = 10;

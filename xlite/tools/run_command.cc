@@ -33,7 +33,9 @@ struct RunOptions {
   ArgumentSource inputs;
   std::string output;
   std::string save_inputs;
-  std::string backend = "interpreter";
+  // Empty: the cpu backend (when built) for single-device runs, the
+  // interpreter for --spmd, MPI and multi-device modules.
+  std::string backend;
   int threads = 0;                // 0: one per core
   bool profile = false;           // print the backend's time per kernel/thunk
   int64_t print_elements = 8;
@@ -70,8 +72,8 @@ Failure EvaluationFailure(const absl::Status& status, const RunOptions& options)
 }
 
 // `mpi` is this process's rank under --communicator mpi, else null.
-std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
-  if (!IsBackend(options.backend)) {
+std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
+  if (!options.backend.empty() && !IsBackend(options.backend)) {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
                                             "' (available: ", AvailableBackends(), ")")};
   }
@@ -108,7 +110,9 @@ std::optional<Failure> Run(const RunOptions& options, MpiRank* mpi) {
   eval_options.rng_seed = options.inputs.seed.value_or(0);
   eval_options.deadline = StartDeadline(options.timeout_seconds);
   int64_t devices = module.config().DeviceCount();
-  if (options.backend != "interpreter" && (options.spmd || mpi != nullptr || devices > 1)) {
+  const bool one_device = !options.spmd && mpi == nullptr && devices == 1;
+  if (options.backend.empty()) options.backend = one_device ? DefaultBackend() : "interpreter";
+  if (options.backend != "interpreter" && !one_device) {
     return Failure{kExitUsage, absl::StrCat("not supported yet: --backend ", options.backend,
                                             " on multi-device modules, --spmd or --communicator "
                                             "mpi (use --backend interpreter)")};
@@ -236,8 +240,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "Write the arguments used (e.g. generated ones) to this .npz as arg0, "
                       "arg1..., for a later --inputs");
   command->add_option("--backend", options->backend,
-                      absl::StrCat("Backend to run on (", AvailableBackends(), ")"))
-      ->capture_default_str();
+                      absl::StrCat("Backend to run on (", AvailableBackends(), "; default: ",
+                                   DefaultBackend(), " for one device, interpreter for "
+                                   "--spmd, MPI and multi-device modules)"));
   command->add_option("--threads", options->threads,
                       "Worker threads of the backend (0: one per core)")
       ->capture_default_str()

@@ -221,7 +221,7 @@ class CpuExecutable : public runtime::Executable {
     for (int64_t number : in_place_) {
       slots_[1 + number] = const_cast<uint8_t*>(args[number].raw_data().data());
     }
-    Literal result(root_.shape);
+    XLITE_ASSIGN_OR_RETURN(Literal result, Literal::Create(root_.shape));
     for (size_t k = 0; k < result_paths_.size(); ++k) {
       Literal* leaf = &result;
       for (int64_t i : result_paths_[k]) leaf = &leaf->mutable_tuple_elements()[i];
