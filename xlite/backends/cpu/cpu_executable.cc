@@ -18,8 +18,7 @@
 #include "xlite/backends/cpu/thunks.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
-#include "xlite/text/parser.h"
-#include "xlite/text/printer.h"
+#include "xlite/sched/heap_simulator.h"
 
 namespace xlite::cpu {
 namespace {
@@ -53,26 +52,50 @@ class Arena {
   uint8_t* data_ = nullptr;
 };
 
-// Buffers in definition order, each 64-byte aligned.
+// The arena's buffers with their live ranges over the steps of the program,
+// placed by the heap simulator (sched/heap_simulator.h) so that buffers live
+// at the same step share no byte (a step's output never overlaps its
+// operands); each 64-byte aligned. Until Place(), a leaf's offset is its
+// buffer id.
 class Planner {
  public:
-  BufferTree Allocate(const Shape& shape) {
+  // Buffers for the arrays of `shape`, written at `step`.
+  BufferTree Allocate(const Shape& shape, int64_t step) {
     BufferTree tree{shape, 0, {}};
     if (shape.IsTuple()) {
-      for (const Shape& e : shape.tuple_shapes()) tree.elements.push_back(Allocate(e));
+      for (const Shape& e : shape.tuple_shapes()) tree.elements.push_back(Allocate(e, step));
       return tree;
     }
-    tree.offset = size_;
-    if (shape.IsArray()) {
-      size_ += (shape.ElementCount() * StorageBytes(shape.element_type()) + kAlignment - 1) /
-               kAlignment * kAlignment;
-    }
+    const int64_t bytes =
+        shape.IsArray() ? shape.ElementCount() * StorageBytes(shape.element_type()) : 0;
+    tree.offset = static_cast<int64_t>(intervals_.size());
+    intervals_.push_back({(bytes + kAlignment - 1) / kAlignment * kAlignment, step, step});
     return tree;
   }
-  int64_t size() const { return size_; }
+  // The arena buffers of `tree` are read at `step`.
+  void Use(const BufferTree& tree, int64_t step) {
+    if (tree.shape.IsTuple()) {
+      for (const BufferTree& e : tree.elements) Use(e, step);
+    } else if (tree.slot == 0) {
+      HeapInterval& interval = intervals_[tree.offset];
+      interval.end = std::max(interval.end, step);
+    }
+  }
+  // Places every buffer; returns the arena's size.
+  int64_t Place() {
+    HeapResult placed = GlobalDecreasingSizeBestFit(intervals_);
+    offsets_ = std::move(placed.offsets);
+    return placed.heap_bytes;
+  }
+  // Turns the buffer ids of `tree` into arena offsets.
+  void Resolve(BufferTree& tree) const {
+    for (BufferTree& e : tree.elements) Resolve(e);
+    if (!tree.shape.IsTuple() && tree.slot == 0) tree.offset = offsets_[tree.offset];
+  }
 
  private:
-  int64_t size_ = 0;
+  std::vector<HeapInterval> intervals_;
+  std::vector<int64_t> offsets_;
 };
 
 // Every instruction of a fusion body is one the emitter computes.
@@ -118,7 +141,12 @@ class CpuExecutable : public runtime::Executable {
     absl::flat_hash_map<const HloInstruction*, BufferTree> trees;
     std::vector<Step> steps;
     std::vector<KernelSpec> specs;
-    for (const HloInstruction* inst : entry.MakeInstructionPostOrder()) {
+    const std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
+    // Constants and copied-in tuple parameters are written before step 0;
+    // constants stay for every call, so they live to the end.
+    const int64_t end = static_cast<int64_t>(order.size());
+    for (int64_t at = 0; at < end; ++at) {
+      const HloInstruction* inst = order[at];
       switch (inst->opcode()) {
         case HloOpcode::kParameter:
           // Arrays are read where the caller keeps them; tuples are copied in.
@@ -127,12 +155,13 @@ class CpuExecutable : public runtime::Executable {
                                      static_cast<int32_t>(1 + inst->parameter_number())};
             in_place_.push_back(inst->parameter_number());
           } else {
-            trees[inst] = planner.Allocate(inst->shape());
+            trees[inst] = planner.Allocate(inst->shape(), 0);
           }
           parameters_.emplace_back(inst->parameter_number(), trees[inst]);
           continue;
         case HloOpcode::kConstant:
-          trees[inst] = planner.Allocate(inst->shape());
+          trees[inst] = planner.Allocate(inst->shape(), 0);
+          planner.Use(trees[inst], end);
           constants_.emplace_back(inst, trees[inst]);
           continue;
         case HloOpcode::kTuple: {
@@ -147,9 +176,10 @@ class CpuExecutable : public runtime::Executable {
         default:
           break;
       }
+      for (const HloInstruction* op : inst->operands()) planner.Use(trees[op], at);
       auto result_slot = result_slots_.find(inst);
       trees[inst] = result_slot == result_slots_.end()
-                        ? planner.Allocate(inst->shape())
+                        ? planner.Allocate(inst->shape(), at)
                         : BufferTree{inst->shape(), 0, {}, result_slot->second};
       Step step{inst, Step::kFallback};
       if (inst->opcode() == HloOpcode::kFusion
@@ -165,11 +195,17 @@ class CpuExecutable : public runtime::Executable {
       }
       steps.push_back(step);
     }
+    // The result is read after the last step.
+    planner.Use(trees[entry.root_instruction()], end);
+    const int64_t arena_bytes = planner.Place();
+    for (auto& [inst, tree] : trees) planner.Resolve(tree);
+    for (auto& [number, tree] : parameters_) planner.Resolve(tree);
+    for (auto& [inst, tree] : constants_) planner.Resolve(tree);
     root_ = trees[entry.root_instruction()];
-    arena_ = std::make_unique<Arena>(planner.size());
+    arena_ = std::make_unique<Arena>(arena_bytes);
     if (arena_->data() == nullptr) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("cpu backend: cannot allocate its ", planner.size(), "-byte arena"));
+          absl::StrCat("cpu backend: cannot allocate its ", arena_bytes, "-byte arena"));
     }
     slots_.assign(1 + entry.num_parameters() + result_paths_.size(), nullptr);
     slots_[0] = arena_->data();

@@ -441,6 +441,24 @@ ENTRY e {
 })");
 }
 
+TEST(CpuExecutableTest, ArenaPlacesDeadBuffersOverEachOther) {
+  // Eight chained dots of 128 KiB values: at most two of them (an operand
+  // and the result) are live at once, so the arena holds two, not eight.
+  std::string text = "HloModule m\nENTRY e {\n  x = f64[128,128] parameter(0)\n";
+  std::string last = "x";
+  for (int i = 0; i < 8; ++i) {
+    std::string name = absl::StrCat("d", i);
+    absl::StrAppend(&text, "  ", name, " = f64[128,128] dot(", last,
+                    ", x), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n");
+    last = name;
+  }
+  absl::StrAppend(&text, "  ROOT r = f64[128,128] negate(", last, ")\n}\n");
+  std::string report = ExpectSameAsInterpreter(text, 1e-9);
+  const size_t at = report.find("arena ");
+  ASSERT_NE(at, std::string::npos) << report;
+  EXPECT_EQ(std::stoll(report.substr(at + 6)), 2 * 128 * 128 * 8) << report;
+}
+
 TEST(CpuExecutableTest, RepeatedCallsReuseTheArenaAndCachedKernels) {
   const std::string text = R"(
 HloModule m
