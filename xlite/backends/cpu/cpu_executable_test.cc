@@ -108,6 +108,35 @@ ENTRY e {
 })");
 }
 
+TEST(CpuExecutableTest, ShiftsTakeOutOfRangeCountsAndBitcastConvertKeepsTheBits) {
+  // Counts from -4 to 35 cover negative (huge as unsigned), in-range and
+  // too-large counts for s32, u32 and s8 values.
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  a = s32[40] parameter(0)
+  io = s32[40] iota(), iota_dimension=0
+  four = s32[] constant(4)
+  fb = s32[40] broadcast(four), dimensions={}
+  n = s32[40] subtract(io, fb)
+  big = s32[] constant(-1073741825)
+  bb = s32[40] broadcast(big), dimensions={}
+  x = s32[40] add(a, bb)
+  l = s32[40] shift-left(x, n)
+  ra = s32[40] shift-right-arithmetic(x, n)
+  ux = u32[40] bitcast-convert(x)
+  un = u32[40] bitcast-convert(n)
+  rl = u32[40] shift-right-logical(ux, un)
+  b8 = s8[40] convert(x)
+  n8 = s8[40] convert(n)
+  r8 = s8[40] shift-right-arithmetic(b8, n8)
+  f = f32[40] bitcast-convert(l)
+  back = s32[40] bitcast-convert(f)
+  ROOT t = (s32[40], s32[40], u32[40], s8[40], s32[40]) tuple(l, ra, rl, r8, back)
+})");
+  EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
+}
+
 TEST(CpuExecutableTest, KernelTilesSplitFewRowsAlongTheLastDimension) {
   auto tiling = [](std::vector<int64_t> dims) {
     KernelTiling t = TilingOf(Shape(PrimitiveType::F32, dims));

@@ -84,6 +84,8 @@ const absl::flat_hash_map<O, uint8_t>& ElementwiseTable() {
         {O::kIsFinite, kFloatClass},
         {O::kAnd, kPredClass | kIntClass},       {O::kOr, kPredClass | kIntClass},
         {O::kXor, kPredClass | kIntClass},       {O::kNot, kPredClass | kIntClass},
+        {O::kShiftLeft, kIntClass},              {O::kShiftRightLogical, kIntClass},
+        {O::kShiftRightArithmetic, kIntClass},
         {O::kSelect, kPredClass | kIntClass | kFloatClass},
         {O::kCopy, kPredClass | kIntClass | kFloatClass},
     };
@@ -287,6 +289,7 @@ class Emitter {
       }
       case O::kConvert:
         return Convert(operand(0), inst.operand(0)->shape().element_type(), shape.element_type());
+      case O::kBitcastConvert: return b_.CreateBitCast(operand(0), ValueType(shape.element_type()));
       case O::kCompare: return Compare(inst, operand(0), operand(1));
       case O::kSelect: return b_.CreateSelect(operand(0), operand(1), operand(2));
       case O::kCopy: return operand(0);
@@ -465,6 +468,20 @@ class Emitter {
       case O::kAnd: return b_.CreateAnd(a, b);
       case O::kOr: return b_.CreateOr(a, b);
       case O::kXor: return b_.CreateXor(a, b);
+      case O::kShiftLeft:
+      case O::kShiftRightLogical:
+      case O::kShiftRightArithmetic: {
+        // XLA: a count of the bit width or more (as unsigned) shifts every
+        // bit out: 0, or the sign fill for the arithmetic shift.
+        const unsigned width = ty->getIntegerBitWidth();
+        llvm::Value* out = b_.CreateICmpUGE(b, llvm::ConstantInt::get(ty, width));
+        llvm::Value* count = b_.CreateSelect(out, llvm::ConstantInt::get(ty, 0), b);
+        if (op == O::kShiftRightArithmetic) {
+          return b_.CreateAShr(a, b_.CreateSelect(out, llvm::ConstantInt::get(ty, width - 1), count));
+        }
+        llvm::Value* shifted = op == O::kShiftLeft ? b_.CreateShl(a, count) : b_.CreateLShr(a, count);
+        return b_.CreateSelect(out, llvm::ConstantInt::get(ty, 0), shifted);
+      }
       case O::kDivide:
       case O::kRemainder: {
         const bool div = op == O::kDivide;
@@ -564,6 +581,12 @@ bool IsElementalSupported(const HloInstruction& inst) {
   if (op == O::kConstant) return inst.shape().ElementCount() <= kMaxFusedConstantElements;
   if (op == O::kIota) return inst.shape().element_type() != P::PRED;
   if (op == O::kCompare) return IsSupportedCompare(inst);
+  if (op == O::kBitcastConvert) {
+    // Same width, no pred: the bits reinterpreted in place.
+    const P from = inst.operand(0)->shape().element_type(), to = inst.shape().element_type();
+    return from != P::PRED && to != P::PRED && StorageBytes(from) == StorageBytes(to) &&
+           inst.operand(0)->shape().dimensions() == inst.shape().dimensions();
+  }
   if (IsIndexingOp(op)) return true;
   auto found = ElementwiseTable().find(op);
   if (found == ElementwiseTable().end() || inst.operand_count() == 0) return false;

@@ -17,10 +17,11 @@ namespace xlite::cpu {
 
 // Whether the emitter computes `inst` elementally: array result and operands
 // of element types pred, s8-s64, u8-u64, f32, f64, and an opcode of the
-// emitter's table for those types (elementwise arithmetic, compare, select,
-// clamp, convert, copy, broadcast, reshape, transpose, slice, reverse, iota,
-// constants up to kMaxFusedConstantElements). The one predicate fusion and
-// the thunk builder ask.
+// emitter's table for those types (elementwise arithmetic, shifts, compare,
+// select, clamp, convert, bitcast-convert between equal widths, copy,
+// broadcast, reshape, transpose, slice, reverse, iota, constants up to
+// kMaxFusedConstantElements). The one predicate fusion and the thunk
+// builder ask.
 bool IsElementalSupported(const HloInstruction& inst);
 // Whether the emitter computes `inst` as a reduce kernel (alone or as the
 // root of a kInput fusion): one operand and init of a supported type, and a
