@@ -18,6 +18,7 @@
 #include "xlite/backends/cpu/thunks.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
+#include "xlite/passes/expanders.h"
 #include "xlite/sched/heap_simulator.h"
 
 namespace xlite::cpu {
@@ -131,6 +132,10 @@ class CpuExecutable : public runtime::Executable {
     profile_ = options.profile;
     module_ = original.Clone();
     module_->clear_schedule();
+    // As XLA's CPU pipeline: batch norms become reduces and elementwise ops,
+    // which fuse and run as kernels.
+    BatchNormExpanderPass batch_norms(/*training=*/true, /*inference=*/true, /*grad=*/true);
+    XLITE_RETURN_IF_ERROR(batch_norms.Run(*module_).status());
     LoopFusion fusion;
     XLITE_RETURN_IF_ERROR(fusion.Run(*module_).status());
     pool_ = std::make_unique<ThreadPool>(options.threads);
@@ -219,8 +224,9 @@ class CpuExecutable : public runtime::Executable {
       if (step.kind == Step::kKernel) {
         std::vector<BufferRef> buffers{at(&inst)};
         for (const HloInstruction* op : inst.operands()) buffers.push_back(at(op));
+        const KernelSpec& spec = specs[step.kernel];
         thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers),
-                                KernelWork(specs[step.kernel]));
+                                KernelWork(spec), TilingOf(spec).tiles());
       } else if (step.kind == Step::kDot) {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
       } else if (step.kind == Step::kConvolution) {

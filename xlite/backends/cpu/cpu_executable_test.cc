@@ -139,7 +139,7 @@ ENTRY e {
 
 TEST(CpuExecutableTest, KernelTilesSplitFewRowsAlongTheLastDimension) {
   auto tiling = [](std::vector<int64_t> dims) {
-    KernelTiling t = TilingOf(Shape(PrimitiveType::F32, dims));
+    KernelTiling t = TilingOf(Shape(PrimitiveType::F32, dims), 1);
     return std::vector<int64_t>{t.rows, t.chunk, t.chunks};
   };
   EXPECT_EQ(tiling({1, 512, 3072}), (std::vector<int64_t>{512, 3072, 1}));
@@ -147,7 +147,9 @@ TEST(CpuExecutableTest, KernelTilesSplitFewRowsAlongTheLastDimension) {
   EXPECT_EQ(tiling({3, 1000}), (std::vector<int64_t>{3, 256, 4}));
   EXPECT_EQ(tiling({1, 100000}), (std::vector<int64_t>{1, 1568, 64}));
   EXPECT_EQ(tiling({4, 0}), (std::vector<int64_t>{4, 1, 0}));
-  EXPECT_EQ(TilingOf(Shape::Scalar(PrimitiveType::F32)).tiles(), 1);
+  EXPECT_EQ(TilingOf(Shape::Scalar(PrimitiveType::F32), 1).tiles(), 1);
+  // A reduce to [96] of 10^6 elements each: 2 outputs per tile.
+  EXPECT_EQ(TilingOf(Shape(PrimitiveType::F32, {96}), 1000000).chunk, 2);
   // Ragged last tiles, a reduce to few rows, on two threads (exact: integers).
   std::string report = ExpectSameAsInterpreter(R"(
 HloModule m
@@ -382,6 +384,25 @@ TEST(CpuExecutableTest, ConvolutionsOneDnnCannotTakeFallBack) {
   ExpectConvolutionIn("fallback", "f32[4,3,5,5]", "f32[6,3,3,3]",
                       "f32[2,6,3,3] convolution(x, w), window={size=3x3}, "
                       "dim_labels=bf01_oi01->bf01, batch_group_count=2");
+}
+
+TEST(CpuExecutableTest, BatchNormsAreExpandedIntoKernels) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[4,6,5,7] parameter(0)
+  scale = f32[6] parameter(1)
+  offset = f32[6] parameter(2)
+  t = (f32[4,6,5,7], f32[6], f32[6]) batch-norm-training(x, scale, offset), epsilon=0.001, feature_index=1
+  y = f32[4,6,5,7] get-tuple-element(t), index=0
+  mean = f32[6] get-tuple-element(t), index=1
+  var = f32[6] get-tuple-element(t), index=2
+  g = (f32[4,6,5,7], f32[6], f32[6]) batch-norm-grad(x, scale, mean, var, y), epsilon=0.001, feature_index=1
+  gx = f32[4,6,5,7] get-tuple-element(g), index=0
+  i = f32[4,6,5,7] batch-norm-inference(x, scale, offset, mean, var), epsilon=0.001, feature_index=1
+  ROOT r = (f32[4,6,5,7], f32[4,6,5,7], f32[6]) tuple(gx, i, var)
+})", 1e-4);
+  EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
 }
 
 TEST(CpuExecutableTest, FallbackRunsWhileSortAndGatherThroughTheEvaluator) {

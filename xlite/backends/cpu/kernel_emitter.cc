@@ -140,7 +140,7 @@ class Emitter {
   // for t in [begin, end): the row and chunk of tile t (TilingOf), the row's
   // index of every dimension but the last, then the chunk's elements.
   void EmitTiles(const Shape& shape, llvm::Value* begin, llvm::Value* end, Index& index) {
-    const KernelTiling tiling = TilingOf(shape);
+    const KernelTiling tiling = TilingOf(*spec_);
     const int64_t rank = shape.rank();
     EmitLoop(begin, end, [&](llvm::Value* t) {
       llvm::Value* row = b_.CreateUDiv(t, b_.getInt64(tiling.chunks));
@@ -608,18 +608,19 @@ bool IsReduceSupported(const HloInstruction& inst) {
          (found->second & ClassOf(inst.shape().element_type())) != 0;
 }
 
-KernelTiling TilingOf(const Shape& output) {
-  // Enough tiles for any pool, none shorter than a few vectors.
-  constexpr int64_t kTargetTiles = 64, kMinChunk = 256, kVector = 16;
+KernelTiling TilingOf(const Shape& output, int64_t work_per_element) {
+  // Enough tiles for any pool, none with less work than a few vectors' worth.
+  constexpr int64_t kTargetTiles = 64, kMinChunkWork = 256, kVector = 16;
   KernelTiling tiling;
   if (output.rank() == 0) return tiling;
   tiling.last = output.dimensions(output.rank() - 1);
   for (int64_t d = 0; d + 1 < output.rank(); ++d) tiling.rows *= output.dimensions(d);
   tiling.chunk = std::max<int64_t>(tiling.last, 1);
-  if (tiling.rows < kTargetTiles && tiling.last > kMinChunk) {
+  const int64_t min_chunk = std::max<int64_t>(kMinChunkWork / std::max<int64_t>(work_per_element, 1), 1);
+  if (tiling.rows < kTargetTiles && tiling.last > min_chunk) {
     const int64_t wanted = (kTargetTiles + tiling.rows - 1) / tiling.rows;
-    const int64_t chunk = std::max((tiling.last + wanted - 1) / wanted, kMinChunk);
-    tiling.chunk = (chunk + kVector - 1) / kVector * kVector;
+    const int64_t chunk = std::max((tiling.last + wanted - 1) / wanted, min_chunk);
+    tiling.chunk = chunk >= kVector ? (chunk + kVector - 1) / kVector * kVector : chunk;
   }
   tiling.chunks = (tiling.last + tiling.chunk - 1) / tiling.chunk;
   return tiling;
@@ -629,6 +630,11 @@ int64_t KernelWork(const KernelSpec& spec) {
   const HloInstruction& root = *spec.root;
   return root.opcode() == O::kReduce ? root.operand(0)->shape().ElementCount()
                                      : root.shape().ElementCount();
+}
+
+KernelTiling TilingOf(const KernelSpec& spec) {
+  const Shape& output = spec.root->shape();
+  return TilingOf(output, KernelWork(spec) / std::max<int64_t>(output.ElementCount(), 1));
 }
 
 KernelSpec SpecFor(const HloInstruction& inst) {

@@ -32,8 +32,10 @@ inline constexpr int64_t kMaxFusedConstantElements = 4096;
 // How a kernel's output is cut into tiles that threads share: each row (an
 // index of every dimension but the last) in `chunks` runs of at most `chunk`
 // elements of the last dimension, so that an output with few rows ([1,512,
-// 3072], or a reduce to [1,512]) still splits; tile t is row t / chunks,
-// chunk t % chunks. A scalar is one tile.
+// 3072], or a reduce to [1,512] or [96]) still splits; tile t is row t /
+// chunks, chunk t % chunks. A scalar is one tile. A chunk holds at least 256
+// elements' worth of work, `work_per_element` being the operand elements
+// each output element reads (a reduce's reduced count; 1 otherwise).
 struct KernelTiling {
   int64_t rows = 1;
   int64_t last = 1;    // size of the last dimension (1 for a scalar)
@@ -41,7 +43,7 @@ struct KernelTiling {
   int64_t chunks = 1;  // tiles per row
   int64_t tiles() const { return rows * chunks; }
 };
-KernelTiling TilingOf(const Shape& output);
+KernelTiling TilingOf(const Shape& output, int64_t work_per_element);
 
 // A compiled kernel: writes the output elements of the tiles in [begin, end)
 // (TilingOf its output); buffers[0] is the output, buffers[1 + i] input i,
@@ -57,6 +59,8 @@ struct KernelSpec {
 // The elements a kernel touches per run: its output's, or for a reduce
 // root its operand's (what decides whether threads pay).
 int64_t KernelWork(const KernelSpec& spec);
+// The tiling of the spec's output (the emitter's and the thunk's one source).
+KernelTiling TilingOf(const KernelSpec& spec);
 // The spec of a fusion instruction (its body's root over its parameters) or
 // of a lone elemental instruction (over its operands).
 KernelSpec SpecFor(const HloInstruction& inst);

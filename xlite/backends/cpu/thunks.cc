@@ -29,9 +29,8 @@ int64_t ArrayBytes(const Shape& shape) {
 class KernelThunk : public Thunk {
  public:
   KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers,
-              int64_t work)
-      : Thunk(inst), fn_(fn), buffers_(std::move(buffers)) {
-    tiles_ = TilingOf(inst.shape()).tiles();
+              int64_t work, int64_t tiles)
+      : Thunk(inst), fn_(fn), buffers_(std::move(buffers)), tiles_(tiles) {
     parallel_ = work >= kParallelElements && tiles_ > 1;
   }
   std::string_view kind() const override { return "jit"; }
@@ -216,8 +215,9 @@ void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* const
 }
 
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<BufferRef> buffers, int64_t work) {
-  return std::make_unique<KernelThunk>(inst, fn, std::move(buffers), work);
+                                       std::vector<BufferRef> buffers, int64_t work,
+                                       int64_t tiles) {
+  return std::make_unique<KernelThunk>(inst, fn, std::move(buffers), work, tiles);
 }
 
 std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,

@@ -70,11 +70,12 @@ class Thunk {
   const HloInstruction& inst_;
 };
 
-// A JIT kernel writing `buffers[0]` from `buffers[1..]`; rows of the
-// outermost output dimension go to the pool's threads when the kernel
+// A JIT kernel writing `buffers[0]` from `buffers[1..]` in `tiles` tiles
+// (TilingOf its spec), which go to the pool's threads when the kernel
 // touches `work` elements or more (enough to pay for waking them).
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<BufferRef> buffers, int64_t work);
+                                       std::vector<BufferRef> buffers, int64_t work,
+                                       int64_t tiles);
 
 // An f32/f64 dot through cblas_?gemm, one call per batch element: batch
 // dimensions anywhere, one contracting dimension, the free dimensions of
