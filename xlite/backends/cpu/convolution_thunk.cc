@@ -25,8 +25,9 @@ namespace {
 using dnnl::memory;
 
 // One operand or the result: the memory over the XLA buffer and, when the
-// primitive wants another format, a buffer in that format and the reorder
-// between the two (user -> primitive for inputs, the reverse for the output).
+// primitive wants another format, a buffer in that format (in the shared
+// scratch, ThunkContext::scratch) and the reorder between the two (user ->
+// primitive for inputs, the reverse for the output).
 struct Operand {
   BufferRef ref;
   memory user;
@@ -40,12 +41,14 @@ Operand MakeOperand(BufferRef ref, const memory::desc& user_desc,
   if (primitive_desc == user_desc) {
     op.primitive = op.user;
   } else {
-    op.primitive = memory(primitive_desc, engine);
+    op.primitive = memory(primitive_desc, engine, nullptr);
     op.reorder = input ? dnnl::reorder(op.user, op.primitive)
                        : dnnl::reorder(op.primitive, op.user);
   }
   return op;
 }
+
+int64_t Aligned(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // oneDNN (Debian's build) parallelises with OpenMP: as many threads as the
 // executable's pool. libgomp comes with libdnnl, so its omp_set_num_threads
@@ -69,7 +72,7 @@ class ConvolutionThunk : public Thunk {
         engine_(std::move(engine)),
         stream_(engine_),
         conv_(pd),
-        scratchpad_(pd.scratchpad_desc(), engine_),
+        scratchpad_(pd.scratchpad_desc(), engine_, nullptr),
         src_(std::move(src)),
         weights_(std::move(weights)),
         dst_(std::move(dst)) {
@@ -77,14 +80,27 @@ class ConvolutionThunk : public Thunk {
              {DNNL_ARG_WEIGHTS, weights_.primitive},
              {DNNL_ARG_DST, dst_.primitive},
              {DNNL_ARG_SCRATCHPAD, scratchpad_}};
+    for (Operand* op : {&src_, &weights_, &dst_}) {
+      if (op->reorder) scratch_bytes_ += Aligned(op->primitive.get_desc().get_size());
+    }
+    scratch_bytes_ += Aligned(pd.scratchpad_desc().get_size());
   }
   std::string_view kind() const override { return "conv"; }
+  int64_t scratch_bytes() const override { return scratch_bytes_; }
   absl::Status Run(ThunkContext& ctx) override {
     SetOpenMpThreads(ctx.pool->size());
     try {
+      // The reordered copies and oneDNN's scratchpad live in the shared
+      // scratch: convolutions run one at a time.
+      uint8_t* scratch = ctx.scratch;
       for (Operand* op : {&src_, &weights_, &dst_}) {
         op->user.set_data_handle(Resolve(op->ref, ctx.slots));
+        if (op->reorder) {
+          op->primitive.set_data_handle(scratch);
+          scratch += Aligned(op->primitive.get_desc().get_size());
+        }
       }
+      scratchpad_.set_data_handle(scratch);
       for (Operand* op : {&src_, &weights_}) {
         if (op->reorder) op->reorder->execute(stream_, op->user, op->primitive);
       }
@@ -105,6 +121,7 @@ class ConvolutionThunk : public Thunk {
   memory scratchpad_;
   Operand src_, weights_, dst_;
   std::unordered_map<int, memory> args_;
+  int64_t scratch_bytes_ = 0;
 };
 
 // Sizes and strides of an array in oneDNN's logical dimension order.

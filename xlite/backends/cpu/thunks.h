@@ -55,6 +55,7 @@ struct ThunkContext {
   ThreadPool* pool = nullptr;
   EvalOptions eval_options;             // rng seed and deadline of this call
   std::unique_ptr<Evaluator> evaluator;  // made by the first fallback
+  uint8_t* scratch = nullptr;           // the largest scratch_bytes() of any thunk
 };
 
 class Thunk {
@@ -64,6 +65,9 @@ class Thunk {
   virtual absl::Status Run(ThunkContext& ctx) = 0;
   // "jit", "dot", "conv" or "fallback", for --profile.
   virtual std::string_view kind() const = 0;
+  // Working memory the thunk needs during Run only (ThunkContext::scratch,
+  // shared by every thunk: they run one after another).
+  virtual int64_t scratch_bytes() const { return 0; }
   const HloInstruction& instruction() const { return inst_; }
 
  private:
