@@ -142,7 +142,7 @@ class Emitter {
   void EmitTiles(const Shape& shape, llvm::Value* begin, llvm::Value* end, Index& index) {
     const KernelTiling tiling = TilingOf(*spec_);
     const int64_t rank = shape.rank();
-    EmitLoop(begin, end, [&](llvm::Value* t) {
+    EmitLoop(begin, end, nullptr, [&](llvm::Value* t, llvm::Value*) {
       llvm::Value* row = b_.CreateUDiv(t, b_.getInt64(tiling.chunks));
       llvm::Value* first = b_.CreateNUWMul(b_.CreateURem(t, b_.getInt64(tiling.chunks)),
                                            b_.getInt64(tiling.chunk));
@@ -156,10 +156,12 @@ class Emitter {
         last = b_.CreateSelect(b_.CreateICmpULT(last, b_.getInt64(tiling.last)), last,
                                b_.getInt64(tiling.last));
       }
-      EmitLoop(first, last, [&](llvm::Value* j) {
+      EmitLoop(first, last, nullptr, [&](llvm::Value* j, llvm::Value*) {
         index[rank - 1] = j;
         EmitElement(shape, index);
+        return nullptr;
       });
+      return nullptr;
     });
   }
 
@@ -170,9 +172,11 @@ class Emitter {
     Store(v, shape, buffer_ptrs_[0], index);
   }
 
-  // for (iv = lo; iv < hi; ++iv) body(iv).
+  // for (iv = lo; iv < hi; ++iv) carried = body(iv, carried); returns the
+  // carried value after the loop (a reduction's accumulator), or nullptr
+  // when `init` is nullptr and nothing is carried.
   template <typename Body>
-  void EmitLoop(llvm::Value* lo, llvm::Value* hi, Body body) {
+  llvm::Value* EmitLoop(llvm::Value* lo, llvm::Value* hi, llvm::Value* init, Body body) {
     auto* i64 = b_.getInt64Ty();
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "loop", fn_);
@@ -182,12 +186,16 @@ class Emitter {
     b_.SetInsertPoint(head);
     llvm::PHINode* iv = b_.CreatePHI(i64, 2);
     iv->addIncoming(lo, pre);
+    llvm::PHINode* carried = init != nullptr ? b_.CreatePHI(init->getType(), 2) : nullptr;
+    if (carried != nullptr) carried->addIncoming(init, pre);
     b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), loop_body, exit);
     b_.SetInsertPoint(loop_body);
-    body(iv);
+    llvm::Value* next = body(iv, carried);
+    if (carried != nullptr) carried->addIncoming(next, b_.GetInsertBlock());
     iv->addIncoming(b_.CreateNUWAdd(iv, llvm::ConstantInt::get(i64, 1)), b_.GetInsertBlock());
     b_.CreateBr(head);
     b_.SetInsertPoint(exit);
+    return carried;
   }
 
   llvm::Type* StorageType(P t) {
@@ -349,26 +357,11 @@ class Emitter {
                            size_t level, Index& in, llvm::Value* acc, Combine combine) {
     if (level == reduced.size()) return combine(acc, Emit(operand, in));
     const int64_t d = reduced[level];
-    auto* i64 = b_.getInt64Ty();
-    llvm::BasicBlock* pre = b_.GetInsertBlock();
-    llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "reduce", fn_);
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "reduce_body", fn_);
-    llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "reduce_exit", fn_);
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::PHINode* iv = b_.CreatePHI(i64, 2);
-    llvm::PHINode* sum = b_.CreatePHI(acc->getType(), 2);
-    iv->addIncoming(b_.getInt64(0), pre);
-    sum->addIncoming(acc, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(iv, b_.getInt64(operand.shape().dimensions(d))), body, exit);
-    b_.SetInsertPoint(body);
-    in[d] = iv;
-    llvm::Value* next = ReduceLoops(operand, reduced, level + 1, in, sum, combine);
-    sum->addIncoming(next, b_.GetInsertBlock());
-    iv->addIncoming(b_.CreateNUWAdd(iv, b_.getInt64(1)), b_.GetInsertBlock());
-    b_.CreateBr(head);
-    b_.SetInsertPoint(exit);
-    return sum;
+    return EmitLoop(b_.getInt64(0), b_.getInt64(operand.shape().dimensions(d)), acc,
+                    [&](llvm::Value* iv, llvm::Value* sum) {
+                      in[d] = iv;
+                      return ReduceLoops(operand, reduced, level + 1, in, sum, combine);
+                    });
   }
 
   llvm::Value* EmitConstant(const HloInstruction& inst, const Index& index) {
