@@ -86,10 +86,12 @@ constexpr int64_t kMaxAllocationBytes = int64_t{1} << 47;
 
 }  // namespace
 
-Literal::Literal(const Shape& shape) : shape_(shape) {
+Literal::Literal(const Shape& shape) : Literal(shape, /*zero_filled=*/true) {}
+
+Literal::Literal(const Shape& shape, bool zero_filled) : shape_(shape) {
   if (shape.IsTuple()) {
     tuple_.reserve(shape.tuple_size());
-    for (const Shape& s : shape.tuple_shapes()) tuple_.emplace_back(s);
+    for (const Shape& s : shape.tuple_shapes()) tuple_.push_back(Literal(s, zero_filled));
     return;
   }
   if (shape.IsArray()) {
@@ -100,14 +102,26 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
     // Beyond a 47-bit address space no allocator can succeed: fail the same
     // way on every allocator (sanitizers abort on such requests).
     if (bytes > kMaxAllocationBytes) throw std::bad_alloc();
-    data_.assign(static_cast<size_t>(bytes), 0);
+    if (zero_filled) {
+      data_.assign(static_cast<size_t>(bytes), 0);
+    } else {
+      data_.resize(static_cast<size_t>(bytes));
+    }
   }
 }
 
 absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
+  return CreateChecked(shape, /*zero_filled=*/true);
+}
+
+absl::StatusOr<Literal> Literal::CreateForOverwrite(const Shape& shape) {
+  return CreateChecked(shape, /*zero_filled=*/false);
+}
+
+absl::StatusOr<Literal> Literal::CreateChecked(const Shape& shape, bool zero_filled) {
   XLITE_RETURN_IF_ERROR(ValidateShape(shape));
   try {
-    return Literal(shape);
+    return Literal(shape, zero_filled);
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,6 +32,9 @@ class Literal {
   // the shape is validated (ValidateShape) and running out of memory is a
   // ResourceExhausted error naming the shape and its bytes, never an abort.
   static absl::StatusOr<Literal> Create(const Shape& shape);
+  // Create without the zero fill, for a caller that writes every element
+  // (a backend's result): the bytes are unspecified until then.
+  static absl::StatusOr<Literal> CreateForOverwrite(const Shape& shape);
   static Literal Tuple(std::vector<Literal> elements);
 
   const Shape& shape() const { return shape_; }
@@ -81,8 +86,29 @@ class Literal {
   bool operator==(const Literal& other) const;
 
  private:
+  // Leaves bytes uninitialised when the vector grows without a value, so
+  // that CreateForOverwrite skips the fill (assign(n, 0) still zeroes).
+  template <typename T>
+  struct UninitializedAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+      using other = UninitializedAllocator<U>;
+    };
+    template <typename U>
+    void construct(U* p) noexcept {
+      ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  };
+
+  Literal(const Shape& shape, bool zero_filled);
+  static absl::StatusOr<Literal> CreateChecked(const Shape& shape, bool zero_filled);
+
   Shape shape_;
-  std::vector<uint8_t> data_;
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> data_;
   std::vector<Literal> tuple_;
 };
 

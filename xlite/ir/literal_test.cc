@@ -192,6 +192,23 @@ TEST(LiteralCreateTest, ValidatesAndReportsInsteadOfThrowing) {
             std::string::npos);
 }
 
+TEST(LiteralCreateTest, ForOverwriteHasTheShapeAndTheChecksOfCreate) {
+  const Shape shape = Shape::Tuple({Shape(PrimitiveType::F32, {5, 7}), Shape::Scalar(PrimitiveType::S8)});
+  absl::StatusOr<Literal> made = Literal::CreateForOverwrite(shape);
+  ASSERT_TRUE(made.ok());
+  ASSERT_EQ(made->tuple_elements().size(), 2u);
+  EXPECT_EQ(made->tuple_elements()[0].raw_data().size(), 140u);
+  EXPECT_EQ(made->tuple_elements()[1].raw_data().size(), 1u);
+  made->mutable_tuple_elements()[0].Set<float>(34, 2.5f);
+  EXPECT_EQ(made->tuple_elements()[0].Get<float>(34), 2.5f);
+  EXPECT_EQ(Literal::CreateForOverwrite(Shape(PrimitiveType::F32, {99999999999, 99999999999}))
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Literal::CreateForOverwrite(Shape(PrimitiveType::C128, {INT64_MAX / 16})).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 TEST(LiteralCreateTest, ConstructorNeverWrapsAnOverflowingSize) {
   EXPECT_THROW(Literal(Shape(PrimitiveType::F32, {INT64_MAX, 2})), std::length_error);
 }

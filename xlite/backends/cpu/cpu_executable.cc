@@ -98,19 +98,41 @@ class Planner {
   std::vector<int64_t> offsets_;
 };
 
-// Every instruction of a fusion body is one the emitter computes.
+// Every instruction of a fusion body is one the emitter computes: an array
+// root, or the multi-output root tuple(reduce, the reduce's operand).
 bool IsEmittableFusion(const HloInstruction& fusion) {
   const HloComputation& body = *fusion.to_apply();
-  if (!body.root_instruction()->shape().IsArray()) return false;
+  const HloInstruction* root = body.root_instruction();
+  const HloInstruction* reduce = root;
+  if (root->opcode() == HloOpcode::kTuple) {
+    if (root->operand_count() != 2 || root->operand(0)->opcode() != HloOpcode::kReduce ||
+        root->operand(0)->operand(0) != root->operand(1) ||
+        root->operand(1)->opcode() == HloOpcode::kParameter) {
+      return false;
+    }
+    reduce = root->operand(0);
+  } else if (!root->shape().IsArray()) {
+    return false;
+  }
   for (const auto& inst : body.instructions()) {
+    if (inst.get() == root && root != reduce) continue;
     if (inst->opcode() == HloOpcode::kParameter) {
       if (!inst->shape().IsArray()) return false;
     } else if (!IsElementalSupported(*inst) &&
-               !(inst.get() == body.root_instruction() && IsReduceSupported(*inst))) {
+               !(inst.get() == reduce && IsReduceSupported(*inst))) {
       return false;
     }
   }
-  return body.root_instruction()->opcode() != HloOpcode::kParameter;
+  return root->opcode() != HloOpcode::kParameter;
+}
+
+// The arrays of `tree`, in order.
+void AppendLeaves(const BufferTree& tree, std::vector<BufferRef>& refs) {
+  if (!tree.shape.IsTuple()) {
+    refs.push_back(RefOf(tree));
+    return;
+  }
+  for (const BufferTree& e : tree.elements) AppendLeaves(e, refs);
 }
 
 struct Step {
@@ -222,7 +244,8 @@ class CpuExecutable : public runtime::Executable {
       const HloInstruction& inst = *step.inst;
       std::unique_ptr<Thunk> thunk;
       if (step.kind == Step::kKernel) {
-        std::vector<BufferRef> buffers{at(&inst)};
+        std::vector<BufferRef> buffers;
+        AppendLeaves(trees[&inst], buffers);  // the output, and the side output
         for (const HloInstruction* op : inst.operands()) buffers.push_back(at(op));
         const KernelSpec& spec = specs[step.kernel];
         thunk = MakeKernelThunk(inst, kernels_.kernels[step.kernel], std::move(buffers),
@@ -271,7 +294,8 @@ class CpuExecutable : public runtime::Executable {
     for (int64_t number : in_place_) {
       slots_[1 + number] = const_cast<uint8_t*>(args[number].raw_data().data());
     }
-    XLITE_ASSIGN_OR_RETURN(Literal result, Literal::Create(root_.shape));
+    // Every array of the result is written below (by its thunk, or copied).
+    XLITE_ASSIGN_OR_RETURN(Literal result, Literal::CreateForOverwrite(root_.shape));
     for (size_t k = 0; k < result_paths_.size(); ++k) {
       Literal* leaf = &result;
       for (int64_t i : result_paths_[k]) leaf = &leaf->mutable_tuple_elements()[i];

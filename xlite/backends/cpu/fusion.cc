@@ -15,12 +15,19 @@
 namespace xlite::cpu {
 namespace {
 
-using Group = std::vector<HloInstruction*>;  // consumers first
+// Members consumers first, the root at the front; `side`, when set, is the
+// root reduce's operand, also returned (its other users read it there).
+struct Group {
+  std::vector<HloInstruction*> members;
+  HloInstruction* side = nullptr;
+};
 
-// Builds the fusion of `group` (its root first) in `entry`: kind=kInput
-// when the root is a reduce, kLoop otherwise.
+// Builds the fusion of `group` in `entry`: kind=kInput when the root is a
+// reduce (with a side output: the fusion returns tuple(reduce, side)),
+// kLoop otherwise.
 void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
-             const Group& group) {
+             const Group& fused_group) {
+  const std::vector<HloInstruction*>& group = fused_group.members;
   const absl::flat_hash_set<const HloInstruction*> members(group.begin(), group.end());
   auto body = std::make_unique<HloComputation>(
       absl::StrCat("fused_", group.front()->name()));
@@ -44,17 +51,71 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
     clones[inst] = maker.Clone(*body, *inst, operands);
   }
   HloInstruction* root = group.front();
-  body->set_root_instruction(clones[root]);
+  HloInstruction* side = fused_group.side;
+  Shape shape = root->shape();
+  if (side != nullptr) {
+    shape = Shape::Tuple({root->shape(), side->shape()});
+    HloInstruction* both =
+        maker.Add(*body, HloOpcode::kTuple, shape, {clones[root], clones[side]});
+    body->set_root_instruction(both);
+  } else {
+    body->set_root_instruction(clones[root]);
+  }
   HloComputation* fused = module.AddComputationBefore(std::move(body), &entry);
-  HloInstruction* fusion = maker.Add(entry, HloOpcode::kFusion, root->shape(), external);
+  HloInstruction* fusion = maker.Add(entry, HloOpcode::kFusion, shape, external);
   fusion->AppendCalledComputation(fused);
   if (root->opcode() == HloOpcode::kReduce) {
     fusion->mutable_attrs<FusionAttrs>()->kind = FusionKind::kInput;
   }
-  root->ReplaceAllUsesWith(fusion);
-  if (entry.root_instruction() == root) entry.set_root_instruction(fusion);
+  HloInstruction* result = fusion;
+  if (side != nullptr) {
+    result = maker.Add(entry, HloOpcode::kGetTupleElement, root->shape(), {fusion});
+    result->mutable_attrs<IntAttrs>()->value = 0;
+    HloInstruction* side_value =
+        maker.Add(entry, HloOpcode::kGetTupleElement, side->shape(), {fusion});
+    side_value->mutable_attrs<IntAttrs>()->value = 1;
+    // The users outside the group: the reduce reads `side` inside.
+    std::vector<HloInstruction*> outside;
+    for (HloInstruction* user : side->users()) {
+      if (!members.contains(user)) outside.push_back(user);
+    }
+    for (HloInstruction* user : outside) {
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) == side) user->ReplaceOperandWith(i, side_value);
+      }
+    }
+  }
+  root->ReplaceAllUsesWith(result);
+  if (entry.root_instruction() == root) entry.set_root_instruction(result);
   entry.RemoveInstructionsIf(
       [&](const HloInstruction* inst) { return members.contains(inst); });
+}
+
+// The group `inst` joins as the side output of its root reduce: when a
+// reduce rooting a group of its own (without a side output yet) reads `inst`
+// as its operand, and `inst` has users elsewhere too, which then read the
+// fusion's second output; -1 otherwise. The reduce's init must be a constant
+// or parameter: computed from a user of `inst`, the fusion would feed itself.
+int64_t SideOutputGroup(const HloInstruction& inst, const HloComputation& entry,
+                        const absl::flat_hash_map<const HloInstruction*, int64_t>& group_of,
+                        const std::vector<Group>& groups) {
+  if (inst.opcode() == HloOpcode::kReduce || inst.opcode() == HloOpcode::kConstant ||
+      &inst == entry.root_instruction() || !inst.shape().IsArray()) {
+    return -1;
+  }
+  for (const HloInstruction* user : inst.users()) {
+    if (user->opcode() != HloOpcode::kReduce || user->operand(0) != &inst ||
+        (user->operand(1)->opcode() != HloOpcode::kConstant &&
+         user->operand(1)->opcode() != HloOpcode::kParameter)) {
+      continue;
+    }
+    auto found = group_of.find(user);
+    if (found != group_of.end() && groups[found->second].members.front() == user &&
+        groups[found->second].side == nullptr) {
+      return found->second;
+    }
+  }
+  return -1;
 }
 
 }  // namespace
@@ -84,10 +145,15 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
       target = found->second;
     }
     if (!one_group) {
-      target = static_cast<int64_t>(groups.size());
-      groups.emplace_back();
+      target = SideOutputGroup(*inst, entry, group_of, groups);
+      if (target >= 0) {
+        groups[target].side = inst;
+      } else {
+        target = static_cast<int64_t>(groups.size());
+        groups.emplace_back();
+      }
     }
-    groups[target].push_back(inst);
+    groups[target].members.push_back(inst);
     group_of[inst] = target;
   }
   InstructionMaker maker(module);
@@ -95,7 +161,7 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
   for (const Group& group : groups) {
     // A lone op is a kernel already; a group of only data movement or
     // constants has nothing to gain from a fusion wrapper either way.
-    if (group.size() < 2) continue;
+    if (group.members.size() < 2) continue;
     Outline(module, entry, maker, group);
     changed = true;
   }

@@ -39,7 +39,7 @@ ENTRY e {
   EXPECT_NE(PrintModule(*module).find("kind=kLoop"), std::string::npos);
 }
 
-TEST(LoopFusionTest, NeverFusesDotRootsInputFusionsAtReducesAndKeepsSharedProducersOutside) {
+TEST(LoopFusionTest, NeverFusesDotRootsInputFusionsAtReducesWithTheirOperandAsSideOutput) {
   LoopFusion pass;
   auto module = testing::RunPassAndCompare(R"(
 HloModule m
@@ -61,18 +61,20 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   const HloComputation& entry = *module->entry_computation();
   EXPECT_EQ(CountOpcode(entry, HloOpcode::kDot), 1);
-  // exp has two users outside one fusion, so it stays a lone kernel.
-  EXPECT_EQ(CountOpcode(entry, HloOpcode::kExp), 1);
-  // The reduce with its init constant is a kInput fusion; negate and the
+  // exp, read by the reduce and the dot, is the reduce fusion's second
+  // output (tuple(reduce, exp)), which the dot reads; negate and the
   // broadcast of the reduce's result join the root's kLoop fusion.
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kExp), 0);
   EXPECT_EQ(CountOpcode(entry, HloOpcode::kReduce), 0);
   EXPECT_EQ(CountOpcode(entry, HloOpcode::kFusion), 2);
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kGetTupleElement), 2);
   for (const auto& inst : entry.instructions()) {
     if (inst->opcode() != HloOpcode::kFusion) continue;
     const HloComputation& body = *inst->to_apply();
     EXPECT_EQ(CountOpcode(body, HloOpcode::kDot), 0);
-    const bool input = body.root_instruction()->opcode() == HloOpcode::kReduce;
+    const bool input = body.root_instruction()->opcode() == HloOpcode::kTuple;
     EXPECT_EQ(CountOpcode(body, HloOpcode::kReduce), input ? 1 : 0);
+    EXPECT_EQ(CountOpcode(body, HloOpcode::kExp), input ? 1 : 0);
     EXPECT_EQ(inst->attrs<FusionAttrs>().kind, input ? FusionKind::kInput : FusionKind::kLoop);
   }
 }

@@ -122,7 +122,7 @@ class Emitter {
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
     llvm::Value* buffers = fn->getArg(0);
     buffer_ptrs_.clear();
-    for (size_t i = 0; i <= spec.inputs.size(); ++i) {
+    for (size_t i = 0; i < spec.inputs.size() + spec.outputs(); ++i) {
       buffer_ptrs_.push_back(b_.CreateLoad(
           b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, i)));
     }
@@ -246,7 +246,9 @@ class Emitter {
 
   llvm::Value* EmitUncached(const HloInstruction& inst, const Index& index) {
     for (size_t i = 0; i < spec_->inputs.size(); ++i) {
-      if (spec_->inputs[i] == &inst) return Load(inst.shape(), buffer_ptrs_[i + 1], index);
+      if (spec_->inputs[i] == &inst) {
+        return Load(inst.shape(), buffer_ptrs_[i + spec_->outputs()], index);
+      }
     }
     const Shape& shape = inst.shape();
     auto operand = [&](int64_t i) { return Emit(*inst.operand(i), index); };
@@ -355,7 +357,12 @@ class Emitter {
   template <typename Combine>
   llvm::Value* ReduceLoops(const HloInstruction& operand, const std::vector<int64_t>& reduced,
                            size_t level, Index& in, llvm::Value* acc, Combine combine) {
-    if (level == reduced.size()) return combine(acc, Emit(operand, in));
+    if (level == reduced.size()) {
+      // Each operand element is read exactly once over all output elements.
+      llvm::Value* v = Emit(operand, in);
+      if (spec_->side == &operand) Store(v, operand.shape(), buffer_ptrs_[1], in);
+      return combine(acc, v);
+    }
     const int64_t d = reduced[level];
     return EmitLoop(b_.getInt64(0), b_.getInt64(operand.shape().dimensions(d)), acc,
                     [&](llvm::Value* iv, llvm::Value* sum) {
@@ -635,6 +642,10 @@ KernelSpec SpecFor(const HloInstruction& inst) {
   if (inst.opcode() == O::kFusion) {
     const HloComputation& body = *inst.to_apply();
     spec.root = body.root_instruction();
+    if (spec.root->opcode() == O::kTuple) {
+      spec.side = spec.root->operand(1);
+      spec.root = spec.root->operand(0);
+    }
     for (const HloInstruction* p : body.parameter_instructions()) spec.inputs.push_back(p);
     return spec;
   }

@@ -46,23 +46,29 @@ struct KernelTiling {
 KernelTiling TilingOf(const Shape& output, int64_t work_per_element);
 
 // A compiled kernel: writes the output elements of the tiles in [begin, end)
-// (TilingOf its output); buffers[0] is the output, buffers[1 + i] input i,
-// all dense row-major.
+// (TilingOf its output); buffers[0] is the output (buffers[1] the side
+// output when there is one), then input i, all dense row-major.
 using KernelFn = void (*)(void* const* buffers, int64_t begin, int64_t end);
 
 // One kernel to emit: `root` computed from `inputs` (a fusion's parameters
-// by number, or a lone instruction's operands).
+// by number, or a lone instruction's operands). `side`, when set, is the
+// operand of a reduce root, stored as the kernel's second output while the
+// reduce reads it (a multi-output fusion: softmax's exp and its sum in one
+// pass); the output buffers come before the inputs.
 struct KernelSpec {
   const HloInstruction* root = nullptr;
+  const HloInstruction* side = nullptr;
   std::vector<const HloInstruction*> inputs;
+  int64_t outputs() const { return side != nullptr ? 2 : 1; }
 };
 // The elements a kernel touches per run: its output's, or for a reduce
 // root its operand's (what decides whether threads pay).
 int64_t KernelWork(const KernelSpec& spec);
 // The tiling of the spec's output (the emitter's and the thunk's one source).
 KernelTiling TilingOf(const KernelSpec& spec);
-// The spec of a fusion instruction (its body's root over its parameters) or
-// of a lone elemental instruction (over its operands).
+// The spec of a fusion instruction (its body's root over its parameters; a
+// root tuple(reduce, the reduce's operand) gives the side output) or of a
+// lone elemental instruction (over its operands).
 KernelSpec SpecFor(const HloInstruction& inst);
 
 struct CompiledKernels {
