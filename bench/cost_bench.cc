@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "benchmark/benchmark.h"
 #include "bench/corpus_file.h"
+#include "benchmark/benchmark.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
@@ -16,7 +16,6 @@
 
 namespace xlite {
 namespace {
-
 
 constexpr const char* kLlama = "xla__tools__benchmarks__hlo__hlo_llama3_8b_cp_bf16_1x4.hlo";
 constexpr const char* kMixtral = "xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_2x8.hlo";

@@ -7,14 +7,13 @@
 #include <sstream>
 #include <string>
 
-#include "benchmark/benchmark.h"
 #include "bench/corpus_file.h"
+#include "benchmark/benchmark.h"
 #include "xlite/passes/pipeline.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
 namespace {
-
 
 void BM_DefaultPipeline(benchmark::State& state, const char* name) {
   const std::string text = ReadCorpus(name);

@@ -27,10 +27,9 @@ const std::string& BenchText() {
   static const std::string* text = [] {
     const char* override_path = std::getenv("XLITE_BENCH_HLO");
     const std::string path =
-        override_path != nullptr
-            ? override_path
-            : XLITE_SOURCE_DIR
-              "/../shared/corpus/hlo/xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_2x8.hlo";
+        override_path != nullptr ? override_path
+                                 : XLITE_SOURCE_DIR
+            "/../shared/corpus/hlo/xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_2x8.hlo";
     std::ifstream file(path, std::ios::binary);
     std::ostringstream contents;
     contents << file.rdbuf();

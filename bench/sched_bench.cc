@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "benchmark/benchmark.h"
 #include "bench/corpus_file.h"
+#include "benchmark/benchmark.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/liveness.h"
 #include "xlite/passes/flatten_call_graph.h"
@@ -48,7 +48,8 @@ void BM_MemorySchedulerBest(benchmark::State& state, const char* name) {
     absl::StatusOr<MemorySchedule> schedule =
         aliases.ok() ? ScheduleForMemory(**aliases, MemoryScheduler::kBest)
                      : absl::StatusOr<MemorySchedule>(aliases.status());
-    if (!schedule.ok()) return state.SkipWithError(std::string(schedule.status().message()).c_str());
+    if (!schedule.ok())
+      return state.SkipWithError(std::string(schedule.status().message()).c_str());
     state.counters["peak_GiB"] = static_cast<double>(schedule->peak_bytes) / (1 << 30);
   }
 }
@@ -101,9 +102,9 @@ void BM_Parse(benchmark::State& state, const char* name) {
   for (auto _ : state) benchmark::DoNotOptimize(ParseHloModule(text).ok());
 }
 
-#define XLITE_SCHED_BENCH(label, file)                                                   \
-  BENCHMARK_CAPTURE(BM_MemorySchedulerBest, label, file)->Unit(benchmark::kMillisecond);  \
-  BENCHMARK_CAPTURE(BM_LatencyHidingScheduler, label, file)->Unit(benchmark::kMillisecond); \
+#define XLITE_SCHED_BENCH(label, file)                                                        \
+  BENCHMARK_CAPTURE(BM_MemorySchedulerBest, label, file)->Unit(benchmark::kMillisecond);      \
+  BENCHMARK_CAPTURE(BM_LatencyHidingScheduler, label, file)->Unit(benchmark::kMillisecond);   \
   BENCHMARK_CAPTURE(BM_RematerializeTo90Percent, label, file)->Unit(benchmark::kMillisecond); \
   BENCHMARK_CAPTURE(BM_Parse, label, file)->Unit(benchmark::kMillisecond)
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "benchmark/benchmark.h"
 #include "bench/corpus_file.h"
+#include "benchmark/benchmark.h"
 #include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagation.h"
 #include "xlite/text/parser.h"
@@ -90,18 +90,21 @@ BENCHMARK_CAPTURE(
     "xla__tools__benchmarks__hlo__nv_maxtext_deepseek_1n4g_jit_train_step_before_optimization.hlo")
     ->Unit(benchmark::kMillisecond);
 
-#define XLITE_SHARD_BENCH(label, file)                                   \
+#define XLITE_SHARD_BENCH(label, file)                                                   \
   BENCHMARK_CAPTURE(BM_ShardingPropagation, label, file)->Unit(benchmark::kMillisecond); \
   BENCHMARK_CAPTURE(BM_Parse, label, file)->Unit(benchmark::kMillisecond)
 
-XLITE_SHARD_BENCH(maxtext_1n1g,
-                  "xla__tools__benchmarks__hlo__nv_maxtext_1n1g_jit_train_step_before_optimization.hlo");
-XLITE_SHARD_BENCH(llama31_70b_fp8_16x8, "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo");
+XLITE_SHARD_BENCH(
+    maxtext_1n1g,
+    "xla__tools__benchmarks__hlo__nv_maxtext_1n1g_jit_train_step_before_optimization.hlo");
+XLITE_SHARD_BENCH(llama31_70b_fp8_16x8,
+                  "xla__tools__benchmarks__hlo__hlo_llama31_70b_fp8_16x8.hlo");
 XLITE_SHARD_BENCH(
     deepseek_1n4g,
     "xla__tools__benchmarks__hlo__nv_maxtext_deepseek_1n4g_jit_train_step_before_optimization.hlo");
 XLITE_SHARD_BENCH(llama31_8b_bf16_1x8, "xla__tools__benchmarks__hlo__hlo_llama31_8b_bf16_1x8.hlo");
-XLITE_SHARD_BENCH(mixtral_8x7b_bf16_1x8, "xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_1x8.hlo");
+XLITE_SHARD_BENCH(mixtral_8x7b_bf16_1x8,
+                  "xla__tools__benchmarks__hlo__hlo_mixtral_8x7b_bf16_1x8.hlo");
 
 }  // namespace
 }  // namespace xlite

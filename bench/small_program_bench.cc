@@ -25,11 +25,11 @@ struct ChainOp {
   bool binary;
 };
 constexpr ChainOp kChain[] = {
-    {"add", true},       {"multiply", true}, {"subtract", true}, {"maximum", true},
-    {"tanh", false},     {"multiply", true}, {"add", true},      {"negate", false},
-    {"minimum", true},   {"abs", false},     {"add", true},      {"exponential", false},
-    {"multiply", true},  {"subtract", true}, {"logistic", false}, {"add", true},
-    {"divide", true},    {"maximum", true},  {"sqrt", false},    {"add", true},
+    {"add", true},      {"multiply", true}, {"subtract", true},  {"maximum", true},
+    {"tanh", false},    {"multiply", true}, {"add", true},       {"negate", false},
+    {"minimum", true},  {"abs", false},     {"add", true},       {"exponential", false},
+    {"multiply", true}, {"subtract", true}, {"logistic", false}, {"add", true},
+    {"divide", true},   {"maximum", true},  {"sqrt", false},     {"add", true},
 };
 static_assert(sizeof(kChain) / sizeof(kChain[0]) == 20);
 

@@ -41,8 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reparsed = xlite::ParseHloModule(printed);
   XLITE_CHECK(reparsed.ok());
   XLITE_CHECK(xlite::PrintModule(**reparsed) == printed);
-  const std::string short_form =
-      xlite::PrintModule(**module, xlite::ShortParsablePrintOptions());
+  const std::string short_form = xlite::PrintModule(**module, xlite::ShortParsablePrintOptions());
   XLITE_CHECK(xlite::ParseHloModule(short_form).ok());
   if (valid) OptimizeAndCost(**module);
   return 0;

@@ -48,8 +48,8 @@ constexpr int64_t kMaxDevices = 8;
 // A single mutant taking longer than this is a hang.
 constexpr auto kHangLimit = std::chrono::seconds(60);
 
-const char* const kExtremes[] = {"0", "1", "2147483648", "9223372036854775807",
-                                 "-1", "-9223372036854775808", "4294967296"};
+const char* const kExtremes[] = {
+    "0", "1", "2147483648", "9223372036854775807", "-1", "-9223372036854775808", "4294967296"};
 const char* const kDimensions[] = {"0", "1", "2147483648", "9223372036854775807"};
 
 int64_t EnvInt(const char* name, int64_t fallback) {
@@ -58,8 +58,8 @@ int64_t EnvInt(const char* name, int64_t fallback) {
 }
 
 bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '-' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -310,8 +310,7 @@ class HangWatchdog {
   void Watch() {
     while (!done_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      Clock::duration elapsed =
-          Clock::now().time_since_epoch() - Clock::duration(started_.load());
+      Clock::duration elapsed = Clock::now().time_since_epoch() - Clock::duration(started_.load());
       if (started_.load() != 0 && elapsed > kHangLimit) {
         std::fprintf(stderr, "adversarial: hang (over %lld s) on mutant: %s\n",
                      static_cast<long long>(kHangLimit.count()), description_.load()->c_str());
@@ -373,16 +372,15 @@ TEST(AdversarialTest, MutatedCorpusModulesNeverCrashNorHang) {
     if (::testing::Test::HasFailure()) break;
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("adversarial: %lld mutants of %zu modules in %.1f s: %lld parse errors, %lld "
-              "verify errors, %lld cost errors, %lld pipeline errors, %lld runs (%lld errors), "
-              "%lld runs refused by the budget; no crash, abort or hang\n",
-              static_cast<long long>(tally.mutants), sources.size(), seconds,
-              static_cast<long long>(tally.parse_errors),
-              static_cast<long long>(tally.verify_errors),
-              static_cast<long long>(tally.cost_errors),
-              static_cast<long long>(tally.pipeline_errors), static_cast<long long>(tally.runs),
-              static_cast<long long>(tally.run_errors),
-              static_cast<long long>(tally.run_refused));
+  std::printf(
+      "adversarial: %lld mutants of %zu modules in %.1f s: %lld parse errors, %lld "
+      "verify errors, %lld cost errors, %lld pipeline errors, %lld runs (%lld errors), "
+      "%lld runs refused by the budget; no crash, abort or hang\n",
+      static_cast<long long>(tally.mutants), sources.size(), seconds,
+      static_cast<long long>(tally.parse_errors), static_cast<long long>(tally.verify_errors),
+      static_cast<long long>(tally.cost_errors), static_cast<long long>(tally.pipeline_errors),
+      static_cast<long long>(tally.runs), static_cast<long long>(tally.run_errors),
+      static_cast<long long>(tally.run_refused));
 }
 
 }  // namespace

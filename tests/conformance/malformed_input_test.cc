@@ -101,13 +101,45 @@ TEST(MalformedInputTest, GarbageIsRefused) {
 TEST(MalformedInputTest, TokenSoupDoesNotCrash) {
   // Pieces of real syntax in random order reach deeper into the parser than
   // random bytes do.
-  const std::vector<std::string> pieces = {
-      "HloModule m", "ENTRY", "%e", "%p", "=", "(", ")", "{", "}", "[", "]", ",",
-      "->", "f32[2,3]", "f32[]", "s32[<=4]", "{1,0}", "(f32[], s32[])", "parameter(0)",
-      "constant({1, 2})", "add(%p, %p)", "ROOT", "dimensions={0}", "to_apply=%e",
-      "sharding={devices=[2,1]0,1}", "metadata={op_name=\"x\"}", "\n", "/*", "*/",
-      "\"", "-inf", "1e400", "99999999999999999999", ":", "T(8,128)", "replica_groups={{0,1}}",
-      "backend_config={\"a\":{\"b\":[1,{}]}}", "tuple()", "get-tuple-element(%p), index=9"};
+  const std::vector<std::string> pieces = {"HloModule m",
+                                           "ENTRY",
+                                           "%e",
+                                           "%p",
+                                           "=",
+                                           "(",
+                                           ")",
+                                           "{",
+                                           "}",
+                                           "[",
+                                           "]",
+                                           ",",
+                                           "->",
+                                           "f32[2,3]",
+                                           "f32[]",
+                                           "s32[<=4]",
+                                           "{1,0}",
+                                           "(f32[], s32[])",
+                                           "parameter(0)",
+                                           "constant({1, 2})",
+                                           "add(%p, %p)",
+                                           "ROOT",
+                                           "dimensions={0}",
+                                           "to_apply=%e",
+                                           "sharding={devices=[2,1]0,1}",
+                                           "metadata={op_name=\"x\"}",
+                                           "\n",
+                                           "/*",
+                                           "*/",
+                                           "\"",
+                                           "-inf",
+                                           "1e400",
+                                           "99999999999999999999",
+                                           ":",
+                                           "T(8,128)",
+                                           "replica_groups={{0,1}}",
+                                           "backend_config={\"a\":{\"b\":[1,{}]}}",
+                                           "tuple()",
+                                           "get-tuple-element(%p), index=9"};
   std::mt19937 rng(11);
   std::uniform_int_distribution<size_t> piece(0, pieces.size() - 1);
   std::uniform_int_distribution<int> count(1, 60);
@@ -140,8 +172,8 @@ TEST(MalformedInputTest, DeepNestingAndUnterminatedTokensAreRefused) {
   const std::string open_braces(kDepth, '{'), close_braces(kDepth, '}');
   const std::vector<std::string> inputs = {
       "HloModule m\nENTRY %e () -> " + open_parens + "f32[]" + close_parens + " {\n}\n",
-      "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(" + open_braces +
-          "1" + close_braces + ")\n}\n",
+      "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(" + open_braces + "1" +
+          close_braces + ")\n}\n",
       "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(1), sharding=" +
           open_braces + close_braces + "\n}\n",
       "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(1), backend_config=" +

@@ -137,8 +137,7 @@ std::string Outcome(std::string_view text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) return "invalid: does not parse";
   if (!VerifyModule(**module).ok()) return "invalid: does not verify";
-  std::vector<std::string> unknown =
-      eval::CustomCallRegistry::BuiltIn().UnknownTargets(**module);
+  std::vector<std::string> unknown = eval::CustomCallRegistry::BuiltIn().UnknownTargets(**module);
   if (!unknown.empty()) return absl::StrCat("skipped: custom-call ", absl::StrJoin(unknown, ","));
   double cost = EstimateCost(**module);
   if (cost > kCostCap) return absl::StrCat("skipped: cost estimate ", cost, " over the cap");

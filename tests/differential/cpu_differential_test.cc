@@ -111,8 +111,8 @@ double SecondsSince(Clock::time_point start) {
 }
 
 Clock::time_point After(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 struct Tally {
@@ -145,17 +145,18 @@ std::string Check(const Input& input, Tally& tally) {
   compile_options.threads = 2;
   auto executable = cpu::CompileCpuExecutable(**module, compile_options);
   if (!executable.ok()) {
-    tally.failures.push_back(absl::StrCat(input.id, ": compile failed: ", executable.status().ToString()));
+    tally.failures.push_back(
+        absl::StrCat(input.id, ": compile failed: ", executable.status().ToString()));
     return "";
   }
   options.deadline = After(kCpuSeconds);
   auto got = (*executable)->Execute(args, options);
   if (!got.ok()) {
-    tally.failures.push_back(absl::StrCat(input.id, ": cpu backend failed: ", got.status().ToString()));
+    tally.failures.push_back(
+        absl::StrCat(input.id, ": cpu backend failed: ", got.status().ToString()));
     return "";
   }
-  std::string diff =
-      testing::CompareLiterals(*want, *got, {kMaxUlps, RelativeBound(*want)});
+  std::string diff = testing::CompareLiterals(*want, *got, {kMaxUlps, RelativeBound(*want)});
   if (!diff.empty()) tally.failures.push_back(absl::StrCat(input.id, ": ", diff));
   return "";
 }

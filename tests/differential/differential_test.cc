@@ -67,8 +67,7 @@ const std::map<std::string, std::string>& SkippedPasses() {
 // (failure line prefix -> why); printed on every run, and an entry that no
 // longer fails is reported so it can be dropped.
 const std::map<std::string, std::string>& KnownIssues() {
-  static const auto* known = new std::map<std::string, std::string>{
-  };
+  static const auto* known = new std::map<std::string, std::string>{};
   return *known;
 }
 
@@ -80,8 +79,7 @@ struct Input {
 
 std::vector<Input> Inputs() {
   std::vector<std::string> lit;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(XLITE_SOURCE_DIR "/tests/lit/opt")) {
+  for (const auto& entry : std::filesystem::directory_iterator(XLITE_SOURCE_DIR "/tests/lit/opt")) {
     if (entry.path().extension() == ".hlo") lit.push_back(entry.path().string());
   }
   std::sort(lit.begin(), lit.end());
@@ -262,7 +260,8 @@ TEST(DifferentialTest, PassesKeepResults) {
     for (const auto& [prefix, why] : KnownIssues()) {
       if (failure.rfind(prefix, 0) == 0) {
         known = true;
-        if (seen.insert(prefix).second) std::cout << "known issue: " << prefix << ": " << why << "\n";
+        if (seen.insert(prefix).second)
+          std::cout << "known issue: " << prefix << ": " << why << "\n";
       }
     }
     if (!known) unexpected.push_back(failure);

@@ -47,11 +47,11 @@ std::string CompareLiterals(const Literal& want, const Literal& got, const Toler
         same = a[leaf]->GetInt64(i) == b[leaf]->GetInt64(i);
       }
       if (!same) {
-        return absl::StrCat("leaf ", leaf, " element ", i, ": ",
-                            IsInteger(type) || type == PrimitiveType::PRED
-                                ? absl::StrCat(a[leaf]->GetInt64(i), " vs ", b[leaf]->GetInt64(i))
-                                : absl::StrCat(a[leaf]->GetDouble(i), " vs ",
-                                               b[leaf]->GetDouble(i)));
+        return absl::StrCat(
+            "leaf ", leaf, " element ", i, ": ",
+            IsInteger(type) || type == PrimitiveType::PRED
+                ? absl::StrCat(a[leaf]->GetInt64(i), " vs ", b[leaf]->GetInt64(i))
+                : absl::StrCat(a[leaf]->GetDouble(i), " vs ", b[leaf]->GetDouble(i)));
       }
     }
   }

@@ -11,10 +11,14 @@ namespace xlite {
 
 std::string_view BufferKindName(BufferKind kind) {
   switch (kind) {
-    case BufferKind::kTemporary: return "temporary";
-    case BufferKind::kEntryParameter: return "parameter";
-    case BufferKind::kConstant: return "constant";
-    case BufferKind::kOutput: return "output";
+    case BufferKind::kTemporary:
+      return "temporary";
+    case BufferKind::kEntryParameter:
+      return "parameter";
+    case BufferKind::kConstant:
+      return "constant";
+    case BufferKind::kOutput:
+      return "output";
   }
   return "temporary";
 }
@@ -96,8 +100,7 @@ bool CanWriteInPlace(const DataflowAnalysis& dataflow, const HloInstruction& op,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AliasAnalysis>> AliasAnalysis::Run(const HloModule& module) {
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<DataflowAnalysis> dataflow,
-                         DataflowAnalysis::Run(module));
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<DataflowAnalysis> dataflow, DataflowAnalysis::Run(module));
   std::unique_ptr<AliasAnalysis> analysis(new AliasAnalysis(std::move(dataflow)));
   analysis->Build();
   return analysis;
@@ -118,8 +121,8 @@ void AliasAnalysis::Build() {
       for (const InPlacePair& pair : InPlacePairsOf(*inst)) {
         if (!CanWriteInPlace(df, *inst, pair)) continue;
         const int32_t out = df.ValueDefinedAt(*inst, pair.output_index);
-        absl::Span<const int32_t> in = df.ValueSetAt(*inst->operand(pair.operand),
-                                                     pair.operand_index);
+        absl::Span<const int32_t> in =
+            df.ValueSetAt(*inst->operand(pair.operand), pair.operand_index);
         if (out >= 0 && !in.empty()) sets.Union(out, in[0]);
       }
     }
@@ -200,7 +203,8 @@ const HloValue& AliasAnalysis::RepresentativeValue(int32_t buffer_id) const {
     const HloValue& value = dataflow_->value(v);
     // A parameter's buffer is named by the parameter (the values that loops
     // write into it come later).
-    if (value.instruction->opcode() == HloOpcode::kParameter && value.instruction->parent() == entry) {
+    if (value.instruction->opcode() == HloOpcode::kParameter &&
+        value.instruction->parent() == entry) {
       return value;
     }
     if (ShapeBytes(*value.shape) > ShapeBytes(*best->shape)) best = &value;

@@ -24,10 +24,14 @@ CallKind CallKindOf(HloOpcode opcode) {
 
 std::string_view CallKindName(CallKind kind) {
   switch (kind) {
-    case CallKind::kControlFlow: return "control-flow";
-    case CallKind::kEmbedded: return "embedded";
-    case CallKind::kFusion: return "fusion";
-    case CallKind::kAsync: return "async";
+    case CallKind::kControlFlow:
+      return "control-flow";
+    case CallKind::kEmbedded:
+      return "embedded";
+    case CallKind::kFusion:
+      return "fusion";
+    case CallKind::kAsync:
+      return "async";
   }
   return "?";
 }

@@ -4,9 +4,9 @@
 // the pairing of asynchronous -done/-update ops with their start.
 #include <algorithm>
 
+#include "xlite/analysis/verifier_internal.h"
 #include "xlite/inference/collective_groups.h"
 #include "xlite/inference/shape_inference_internal.h"
-#include "xlite/analysis/verifier_internal.h"
 
 namespace xlite::verifier {
 namespace {
@@ -33,8 +33,8 @@ void CheckExplicitGroups(const HloInstruction& inst, const ReplicaGroups& groups
     }
     for (int64_t id : group) {
       if (id < 0 || (bound > 1 && id >= bound)) {
-        errors.Add(inst, absl::StrCat("replica_groups id ", id, " is out of range [0, ", bound,
-                                      ")"));
+        errors.Add(inst,
+                   absl::StrCat("replica_groups id ", id, " is out of range [0, ", bound, ")"));
         return;
       }
       ids.push_back(id);
@@ -43,7 +43,8 @@ void CheckExplicitGroups(const HloInstruction& inst, const ReplicaGroups& groups
   std::sort(ids.begin(), ids.end());
   auto repeat = std::adjacent_find(ids.begin(), ids.end());
   if (repeat != ids.end()) {
-    errors.Add(inst, absl::StrCat("replica_groups id ", *repeat, " appears in more than one "
+    errors.Add(inst, absl::StrCat("replica_groups id ", *repeat,
+                                  " appears in more than one "
                                   "place; groups must be disjoint"));
     return;
   }
@@ -52,8 +53,8 @@ void CheckExplicitGroups(const HloInstruction& inst, const ReplicaGroups& groups
   const int64_t n = static_cast<int64_t>(ids.size());
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] != i) {
-      errors.Add(inst, absl::StrCat("replica_groups skip id ", i, "; the ", n,
-                                    " ids must be 0..", n - 1));
+      errors.Add(
+          inst, absl::StrCat("replica_groups skip id ", i, "; the ", n, " ids must be 0..", n - 1));
       return;
     }
   }
@@ -63,11 +64,11 @@ void CheckExplicitGroups(const HloInstruction& inst, const ReplicaGroups& groups
   }
 }
 
-void CheckIdCount(const HloInstruction& inst, const char* form, int64_t count,
-                  int64_t bound, ErrorSink& errors) {
+void CheckIdCount(const HloInstruction& inst, const char* form, int64_t count, int64_t bound,
+                  ErrorSink& errors) {
   if (bound > 1 && count > bound) {
-    errors.Add(inst, absl::StrCat(form, " replica_groups address ", count,
-                                  " ids, more than the ", bound, " available"));
+    errors.Add(inst, absl::StrCat(form, " replica_groups address ", count, " ids, more than the ",
+                                  bound, " available"));
   }
 }
 
@@ -78,8 +79,7 @@ void CheckIotaGroups(const HloInstruction& inst, const ReplicaGroups& groups, in
   if (groups.num_groups <= 0 || groups.group_size <= 0 ||
       groups.num_groups * groups.group_size != product) {
     errors.Add(inst, absl::StrCat("iota replica_groups [", groups.num_groups, ",",
-                                  groups.group_size, "] does not match its ", product,
-                                  " devices"));
+                                  groups.group_size, "] does not match its ", product, " devices"));
   } else {
     CheckIdCount(inst, "iota", product, bound, errors);
   }
@@ -122,15 +122,23 @@ void CheckPairsInRange(const HloInstruction& inst, int64_t bound, ErrorSink& err
 // The opcode a -done/-update operand must have, if `op` is one.
 std::optional<HloOpcode> StartOpcodeOf(HloOpcode op) {
   switch (op) {
-    case O::kAllReduceDone: return O::kAllReduceStart;
-    case O::kAllGatherDone: return O::kAllGatherStart;
-    case O::kCollectivePermuteDone: return O::kCollectivePermuteStart;
-    case O::kCopyDone: return O::kCopyStart;
-    case O::kSendDone: return O::kSend;
-    case O::kRecvDone: return O::kRecv;
+    case O::kAllReduceDone:
+      return O::kAllReduceStart;
+    case O::kAllGatherDone:
+      return O::kAllGatherStart;
+    case O::kCollectivePermuteDone:
+      return O::kCollectivePermuteStart;
+    case O::kCopyDone:
+      return O::kCopyStart;
+    case O::kSendDone:
+      return O::kSend;
+    case O::kRecvDone:
+      return O::kRecv;
     case O::kAsyncUpdate:
-    case O::kAsyncDone: return O::kAsyncStart;
-    default: return std::nullopt;
+    case O::kAsyncDone:
+      return O::kAsyncStart;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -167,9 +175,9 @@ void CheckAsyncPairing(const HloInstruction& inst, ErrorSink& errors) {
   bool is_transfer_done = inst.opcode() == O::kSendDone || inst.opcode() == O::kRecvDone;
   if (!ok && is_transfer_done) return;
   if (!ok) {
-    errors.Add(inst, Cat("operand must be a ", OpcodeName(*start),
-                                  is_async ? " or async-update" : "", ", got %", op.name(), " (",
-                                  OpcodeName(op.opcode()), ")"));
+    errors.Add(inst,
+               Cat("operand must be a ", OpcodeName(*start), is_async ? " or async-update" : "",
+                   ", got %", op.name(), " (", OpcodeName(op.opcode()), ")"));
     return;
   }
   if (is_async && !inst.called_computations().empty() && !op.called_computations().empty() &&

@@ -217,10 +217,10 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
       return applied;
     }
     case HloOpcode::kInfeed:
-      cost.bytes_accessed = static_cast<double>(
-          hlo.shape().IsTuple() && hlo.shape().tuple_size() > 0
-              ? LeafBytes(hlo.shape().tuple_shapes(0))
-              : LeafBytes(hlo.shape()));
+      cost.bytes_accessed =
+          static_cast<double>(hlo.shape().IsTuple() && hlo.shape().tuple_size() > 0
+                                  ? LeafBytes(hlo.shape().tuple_shapes(0))
+                                  : LeafBytes(hlo.shape()));
       return cost;
     case HloOpcode::kOutfeed:
       cost.bytes_accessed = static_cast<double>(LeafBytes(hlo.operand(0)->shape()));
@@ -231,7 +231,8 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
       const Shape& lhs = hlo.operand(0)->shape();
       const auto& attrs = hlo.attrs<DotAttrs>();
       double reduction = 1;
-      for (int64_t d : attrs.dims.lhs_contracting) reduction *= static_cast<double>(lhs.dimensions(d));
+      for (int64_t d : attrs.dims.lhs_contracting)
+        reduction *= static_cast<double>(lhs.dimensions(d));
       double outputs = out_elements;
       if (op == HloOpcode::kRaggedDot) {
         // As XLA: one leading output dimension dropped per rhs group dimension.
@@ -257,8 +258,7 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
     }
     case HloOpcode::kReduceWindow: {
       XLITE_ASSIGN_OR_RETURN(
-          Cost applied,
-          AppliedCost(hlo.to_apply(), cost_internal::ReduceWindowApplications(hlo)));
+          Cost applied, AppliedCost(hlo.to_apply(), cost_internal::ReduceWindowApplications(hlo)));
       applied.bytes_accessed = cost.bytes_accessed;
       return applied;
     }
@@ -267,9 +267,8 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
       double window_elements = 1;
       for (const WindowDimension& w : hlo.attrs<WindowAttrs>().window) window_elements *= w.size;
       const double sources = static_cast<double>(Elements(hlo.operand(1)->shape()));
-      XLITE_ASSIGN_OR_RETURN(
-          Cost select, AppliedCost(called.empty() ? nullptr : called[0],
-                                   sources * (window_elements - 1)));
+      XLITE_ASSIGN_OR_RETURN(Cost select, AppliedCost(called.empty() ? nullptr : called[0],
+                                                      sources * (window_elements - 1)));
       XLITE_ASSIGN_OR_RETURN(Cost scatter,
                              AppliedCost(called.size() < 2 ? nullptr : called[1], sources));
       select.Accumulate(scatter);
@@ -283,8 +282,8 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
     }
     case HloOpcode::kSort: {
       const double n = static_cast<double>(Elements(hlo.operand(0)->shape()));
-      cost.AddFlops(ComputeType(hlo), n * static_cast<double>(cost_internal::Log2Ceiling(
-                                              static_cast<int64_t>(n))));
+      cost.AddFlops(ComputeType(hlo),
+                    n * static_cast<double>(cost_internal::Log2Ceiling(static_cast<int64_t>(n))));
       return cost;
     }
     case HloOpcode::kFft: {
@@ -293,8 +292,8 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
         log_factors *= static_cast<double>(cost_internal::Log2Floor(length));
       }
       const Shape& in = hlo.operand(0)->shape();
-      const double elements =
-          static_cast<double>(Elements(in.IsTuple() && in.tuple_size() > 0 ? in.tuple_shapes(0) : in));
+      const double elements = static_cast<double>(
+          Elements(in.IsTuple() && in.tuple_size() > 0 ? in.tuple_shapes(0) : in));
       cost.AddFlops(ComputeType(hlo), 2 * 4 * log_factors * elements);
       return cost;
     }
@@ -418,7 +417,8 @@ class Flattener {
 
 absl::StatusOr<ModuleCost> AnalyzeModuleCost(const HloModule& module, const CostOptions& options) {
   ModuleCost result;
-  if (module.entry_computation() == nullptr) return InvalidArgument("module has no entry computation");
+  if (module.entry_computation() == nullptr)
+    return InvalidArgument("module has no entry computation");
   CostAnalysis analysis(options);
   Flattener flattener(&analysis, options, &result);
   XLITE_RETURN_IF_ERROR(flattener.Visit(*module.entry_computation(), 1, 0));

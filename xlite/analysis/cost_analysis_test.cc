@@ -52,7 +52,8 @@ ENTRY e {
   a = f32[2,3] parameter(0)
   b = f32[2,3] parameter(1)
   ROOT r = f32[2,3] add(a, b)
-})", "r");
+})",
+                       "r");
   EXPECT_EQ(c.flops, 6);
   EXPECT_EQ(c.transcendentals, 0);
   EXPECT_EQ(c.bytes_accessed, 72);
@@ -111,7 +112,8 @@ ENTRY e {
   a = f32[4,8,16] parameter(0)
   b = f32[4,16,32] parameter(1)
   ROOT d = f32[4,8,32] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
-})", "d");
+})",
+                       "d");
   EXPECT_EQ(c.flops, 32768);
   EXPECT_EQ(c.bytes_accessed, 14336);
 }
@@ -124,7 +126,8 @@ ENTRY e {
   a = bf16[2,3] parameter(0)
   b = bf16[3,2] parameter(1)
   ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", "d");
+})",
+                       "d");
   EXPECT_EQ(c.flops, 24);
   ASSERT_EQ(c.flops_by_type.size(), 1u);
   EXPECT_EQ(c.flops_by_type[0].type, PrimitiveType::BF16);
@@ -141,7 +144,8 @@ ENTRY e {
   x = f32[1,8,8,4] parameter(0)
   k = f32[3,3,2,4] parameter(1)
   ROOT c = f32[1,8,8,4] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2
-})", "c");
+})",
+                       "c");
   EXPECT_EQ(c.flops, 7744);
   // Bytes: input 256 + kernel 72 + output 256 elements, x 4.
   EXPECT_EQ(c.bytes_accessed, 2336);
@@ -156,7 +160,8 @@ ENTRY e {
   x = f32[1,3,1] parameter(0)
   k = f32[2,1,1] parameter(1)
   ROOT c = f32[1,4,1] convolution(x, k), window={size=2 lhs_dilate=2}, dim_labels=b0f_0io->b0f
-})", "c");
+})",
+                       "c");
   EXPECT_EQ(c.flops, 8);
 }
 
@@ -170,7 +175,8 @@ ENTRY e {
   x = f32[4,6,1] parameter(0)
   k = f32[2,1,2] parameter(1)
   ROOT c = f32[2,3,2] convolution(x, k), window={size=2 stride=2}, dim_labels=b0f_0io->b0f, batch_group_count=2
-})", "c");
+})",
+                       "c");
   EXPECT_EQ(c.flops, 48);
 }
 
@@ -180,7 +186,8 @@ TEST(CostAnalysis, ReduceAppliesItsReducerPerDroppedElement) {
   a = f32[8,16] parameter(0)
   z = f32[] constant(0)
   ROOT r = f32[8] reduce(a, z), dimensions={1}, to_apply=red
-})"), "r");
+})"),
+                       "r");
   EXPECT_EQ(c.flops, 120);
   // Bytes: 128 + 1 + 8 elements x 4.
   EXPECT_EQ(c.bytes_accessed, 548);
@@ -193,7 +200,8 @@ TEST(CostAnalysis, ReduceWindow) {
   a = f32[4,6] parameter(0)
   z = f32[] constant(0)
   ROOT r = f32[2,2] reduce-window(a, z), window={size=2x3 stride=2x3}, to_apply=red
-})"), "r");
+})"),
+                       "r");
   EXPECT_EQ(c.flops, 20);
   EXPECT_EQ(c.bytes_accessed, 116);
 }
@@ -206,7 +214,8 @@ TEST(CostAnalysis, ReduceWindowThatIsReduceThenBroadcast) {
   a = f32[2,4] parameter(0)
   z = f32[] constant(0)
   ROOT r = f32[2,4] reduce-window(a, z), window={size=1x7 pad=0_0x3_3}, to_apply=red
-})"), "r");
+})"),
+                       "r");
   EXPECT_EQ(c.flops, 5);
 }
 
@@ -286,9 +295,8 @@ ENTRY e {
 TEST(CostAnalysis, WhileTripCountFromBackendConfig) {
   // XLA wrote the trip count: 7 passes of the 3-flop body, 8 of the 1-flop
   // condition.
-  const std::string text =
-      std::string(kLimitInStateLoop.substr(0, kLimitInStateLoop.size() - 2)) +
-      R"(, backend_config={"known_trip_count":{"n":"7"}}
+  const std::string text = std::string(kLimitInStateLoop.substr(0, kLimitInStateLoop.size() - 2)) +
+                           R"(, backend_config={"known_trip_count":{"n":"7"}}
 })";
   EXPECT_EQ(TotalOf(text).flops, 7 * 3 + 8 * 1);
 }
@@ -354,7 +362,8 @@ ENTRY e {
   a = f32[16] parameter(0)
   b = f32[16] parameter(1)
   ROOT f = f32[16] fusion(a, b), kind=kLoop, calls=fused
-})", "f");
+})",
+                       "f");
   EXPECT_EQ(c.flops, 16);
   EXPECT_EQ(c.transcendentals, 16);
   EXPECT_EQ(c.bytes_accessed, 192);
@@ -379,7 +388,8 @@ ENTRY e {
   b = f32[50] parameter(1)
   i = s32[] parameter(2)
   ROOT f = f32[50] fusion(a, b, i), kind=kLoop, calls=fused
-})", "f");
+})",
+                       "f");
   EXPECT_EQ(c.flops, 0);
   EXPECT_EQ(c.bytes_accessed, 84);
 }
@@ -399,12 +409,12 @@ ENTRY e {
   tt = f32[4,8] transpose(a), dimensions={1,0}
   ROOT r = (f32[2,4], f32[2,4], f32[8,4], f32[4,8], f32[4,8]{0,1}, f32[4,8]) tuple(s, d, u, b, t, tt)
 })";
-  EXPECT_EQ(CostOfNamed(kText, "s").bytes_accessed, 64);           // 2 x 32
-  EXPECT_EQ(CostOfNamed(kText, "d").bytes_accessed, 2 * 32 + 8);   // + two s32 indices
-  EXPECT_EQ(CostOfNamed(kText, "u").bytes_accessed, 2 * 32 + 8);   // update twice + indices
-  EXPECT_EQ(CostOfNamed(kText, "r").bytes_accessed, 6 * 8);        // pointer table
-  EXPECT_EQ(CostOfNamed(kText, "t").bytes_accessed, 0);            // layout makes it a bitcast
-  EXPECT_EQ(CostOfNamed(kText, "tt").bytes_accessed, 256);         // a real transpose
+  EXPECT_EQ(CostOfNamed(kText, "s").bytes_accessed, 64);          // 2 x 32
+  EXPECT_EQ(CostOfNamed(kText, "d").bytes_accessed, 2 * 32 + 8);  // + two s32 indices
+  EXPECT_EQ(CostOfNamed(kText, "u").bytes_accessed, 2 * 32 + 8);  // update twice + indices
+  EXPECT_EQ(CostOfNamed(kText, "r").bytes_accessed, 6 * 8);       // pointer table
+  EXPECT_EQ(CostOfNamed(kText, "t").bytes_accessed, 0);           // layout makes it a bitcast
+  EXPECT_EQ(CostOfNamed(kText, "tt").bytes_accessed, 256);        // a real transpose
   EXPECT_EQ(TotalOf(kText).flops, 0);
 }
 
@@ -439,7 +449,7 @@ ENTRY e {
 })";
   EXPECT_EQ(CostOfNamed(kText, "s").flops, 10 * 4);  // n ceil(log2 n)
   EXPECT_EQ(CostOfNamed(kText, "m").flops, 10);      // one add per element
-  Cost c = CostOfNamed(kText, "c");                 // the larger branch
+  Cost c = CostOfNamed(kText, "c");                  // the larger branch
   EXPECT_EQ(c.flops, 4);
   EXPECT_EQ(c.transcendentals, 4);
 }
@@ -448,7 +458,9 @@ TEST(CostAnalysis, AllReduceFlopsAndCollectiveBytes) {
   Cost c = CostOfNamed(WithReducer("add", R"(ENTRY e {
   a = f32[256] parameter(0)
   ROOT r = f32[256] all-reduce(a), replica_groups={{0,1}}, to_apply=red
-})", "HloModule m, replica_count=2"), "r");
+})",
+                                   "HloModule m, replica_count=2"),
+                       "r");
   EXPECT_EQ(c.flops, 256);
   EXPECT_EQ(c.bytes_accessed, 2048);
   EXPECT_EQ(c.collective_bytes, 1024);

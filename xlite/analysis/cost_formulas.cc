@@ -76,8 +76,8 @@ std::vector<int64_t> PhysicalOrderOfNonDegenerateDims(const Shape& shape,
                                                       const std::vector<int64_t>* relabel) {
   // Major-to-minor dimension numbers (row-major when no layout is written).
   std::vector<int64_t> major_to_minor;
-  if (shape.has_layout() && static_cast<int64_t>(shape.layout().minor_to_major.size()) ==
-                                shape.rank()) {
+  if (shape.has_layout() &&
+      static_cast<int64_t>(shape.layout().minor_to_major.size()) == shape.rank()) {
     const auto& minor_to_major = shape.layout().minor_to_major;
     major_to_minor.assign(minor_to_major.rbegin(), minor_to_major.rend());
   } else {

@@ -98,7 +98,8 @@ class ForwardRules {
         Add(inst, 0, operand(0), 1);  // copy-start's {0}: the destination
         break;
       case HloOpcode::kCopyStart:
-        if (shape.IsTuple() && shape.tuple_size() > 1) Add(inst, ChildStart(shape, 1), operand(0), 0);
+        if (shape.IsTuple() && shape.tuple_size() > 1)
+          Add(inst, ChildStart(shape, 1), operand(0), 0);
         break;
       case HloOpcode::kSend:
         if (shape.IsTuple() && shape.tuple_size() > 0) Add(inst, 1, operand(0), 0);
@@ -355,8 +356,8 @@ void DataflowAnalysis::Propagate() {
 
   positions_.assign(values_.size(), {});
   for (const HloValue& value : values_) {
-    positions_[value.id].push_back({value.instruction, FlatIndexOf(value.instruction->shape(),
-                                                                   value.index)});
+    positions_[value.id].push_back(
+        {value.instruction, FlatIndexOf(value.instruction->shape(), value.index)});
   }
   for (const HloInstruction* inst : order) {
     const Slot slot = slots_.at(inst);
@@ -395,7 +396,8 @@ std::vector<int32_t> DataflowAnalysis::AllValuesAt(const HloInstruction& inst) c
   return all;
 }
 
-int32_t DataflowAnalysis::ValueDefinedAt(const HloInstruction& inst, const ShapeIndex& index) const {
+int32_t DataflowAnalysis::ValueDefinedAt(const HloInstruction& inst,
+                                         const ShapeIndex& index) const {
   const int32_t flat = FlatIndexOf(inst.shape(), index);
   for (int32_t id : ValueSetAtFlat(inst, flat)) {
     if (values_[id].instruction == &inst && values_[id].index == index) return id;

@@ -62,9 +62,7 @@ class DataflowAnalysis {
   }
 
   // The sequential computations, callees before callers (module order).
-  const std::vector<const HloComputation*>& sequential_computations() const {
-    return sequential_;
-  }
+  const std::vector<const HloComputation*>& sequential_computations() const { return sequential_; }
   bool IsSequential(const HloComputation& c) const { return call_site_.contains(&c); }
   // The while/conditional/call instruction calling a sequential computation
   // (nullptr for the entry).

@@ -168,8 +168,7 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   auto df = DataflowAnalysis::Run(*module);
   ASSERT_FALSE(df.ok());
-  EXPECT_NE(df.status().message().find("flatten-call-graph"), std::string::npos)
-      << df.status();
+  EXPECT_NE(df.status().message().find("flatten-call-graph"), std::string::npos) << df.status();
 }
 
 TEST(DataflowTest, AsyncPairsForward) {

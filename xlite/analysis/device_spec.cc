@@ -5,9 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -33,11 +32,16 @@ using Json = nlohmann::ordered_json;
 std::string_view FlopsKey(PrimitiveType type) {
   if (IsComplex(type)) type = ComplexComponentType(type);
   switch (type) {
-    case PrimitiveType::F64: return "f64";
-    case PrimitiveType::F32: return "f32";
-    case PrimitiveType::BF16: return "bf16";
-    case PrimitiveType::F16: return "f16";
-    default: break;
+    case PrimitiveType::F64:
+      return "f64";
+    case PrimitiveType::F32:
+      return "f32";
+    case PrimitiveType::BF16:
+      return "bf16";
+    case PrimitiveType::F16:
+      return "f16";
+    default:
+      break;
   }
   if (IsFloat(type)) return BitWidth(type) <= 4 ? "f4" : "f8";
   if (IsInteger(type) && BitWidth(type) <= 8) return "int8";
@@ -129,7 +133,8 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(std::string_view json, std::string_vi
     const std::string& key = it.key();
     const Json& value = it.value();
     if (key == "name" || key == "description") {
-      if (!value.is_string()) return InvalidArgument(AsAbsl(origin), ": ", key, " must be a string");
+      if (!value.is_string())
+        return InvalidArgument(AsAbsl(origin), ": ", key, " must be a string");
       (key == "name" ? spec.name : spec.description) = value.get<std::string>();
     } else if (key == "peak_flops_per_second") {
       XLITE_RETURN_IF_ERROR(ParsePeaks(value, origin, &spec));
@@ -209,8 +214,8 @@ std::string HostSpecPath() {
 }
 
 absl::StatusOr<DeviceSpec> LoadDeviceSpec(std::string_view name_or_path) {
-  const bool is_path = absl::StrContains(AsAbsl(name_or_path), "/") ||
-                       absl::EndsWith(AsAbsl(name_or_path), ".json");
+  const bool is_path =
+      absl::StrContains(AsAbsl(name_or_path), "/") || absl::EndsWith(AsAbsl(name_or_path), ".json");
   if (is_path) {
     const std::string path(name_or_path);
     XLITE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
@@ -238,10 +243,14 @@ absl::StatusOr<DeviceSpec> LoadDeviceSpec(std::string_view name_or_path) {
 
 std::string_view BoundName(Bound bound) {
   switch (bound) {
-    case Bound::kCompute: return "compute";
-    case Bound::kMemory: return "memory";
-    case Bound::kInterconnect: return "interconnect";
-    case Bound::kNone: break;
+    case Bound::kCompute:
+      return "compute";
+    case Bound::kMemory:
+      return "memory";
+    case Bound::kInterconnect:
+      return "interconnect";
+    case Bound::kNone:
+      break;
   }
   return "none";
 }

@@ -49,10 +49,10 @@ TEST(DeviceSpec, PeakFallsBackToWiderClasses) {
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->PeakFlops(PrimitiveType::F32), 100);
   EXPECT_EQ(spec->PeakFlops(PrimitiveType::BF16), 400);
-  EXPECT_EQ(spec->PeakFlops(PrimitiveType::F16), 400);       // f16 -> bf16
-  EXPECT_EQ(spec->PeakFlops(PrimitiveType::F8E5M2), 400);    // f8 -> bf16
-  EXPECT_EQ(spec->PeakFlops(PrimitiveType::S8), 100);        // int8 -> int32 -> f32
-  EXPECT_EQ(spec->PeakFlops(PrimitiveType::C64), 100);       // complex -> component
+  EXPECT_EQ(spec->PeakFlops(PrimitiveType::F16), 400);     // f16 -> bf16
+  EXPECT_EQ(spec->PeakFlops(PrimitiveType::F8E5M2), 400);  // f8 -> bf16
+  EXPECT_EQ(spec->PeakFlops(PrimitiveType::S8), 100);      // int8 -> int32 -> f32
+  EXPECT_EQ(spec->PeakFlops(PrimitiveType::C64), 100);     // complex -> component
 }
 
 TEST(DeviceSpec, RoundTripsThroughJson) {
@@ -65,7 +65,8 @@ TEST(DeviceSpec, RoundTripsThroughJson) {
 }
 
 TEST(DeviceSpec, BadSpecsAreRefused) {
-  EXPECT_THAT(ParseDeviceSpec("{", "f.json").status().message(), HasSubstr("f.json: not valid JSON"));
+  EXPECT_THAT(ParseDeviceSpec("{", "f.json").status().message(),
+              HasSubstr("f.json: not valid JSON"));
   EXPECT_THAT(ParseDeviceSpec("[]", "f").status().message(), HasSubstr("JSON object"));
   EXPECT_THAT(ParseDeviceSpec(R"({"name": "x", "peak_flops_per_second": {"bf16": 1}})", "f")
                   .status()
@@ -89,18 +90,17 @@ TEST(DeviceSpec, UnknownDeviceListsTheKnownOnes) {
   absl::Status status = LoadDeviceSpec("h300").status();
   EXPECT_THAT(status.message(), HasSubstr("unknown device \"h300\""));
   EXPECT_THAT(status.message(), HasSubstr("h100, h200, host, tpu-v5e, tpu-v5p"));
-  EXPECT_THAT(LoadDeviceSpec("/no/such/spec.json").status().message(),
-              HasSubstr("cannot open"));
+  EXPECT_THAT(LoadDeviceSpec("/no/such/spec.json").status().message(), HasSubstr("cannot open"));
 }
 
 TEST(Roofline, ComputeMemoryAndInterconnectBounds) {
   absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(kToySpec, "toy");
   ASSERT_TRUE(spec.ok());
   Cost compute;
-  compute.AddFlops(PrimitiveType::F32, 1000);   // 10 s at 100 flop/s
-  compute.AddFlops(PrimitiveType::BF16, 800);   // + 2 s at 400
-  compute.transcendentals = 30;                 // + 3 s at 10
-  compute.bytes_accessed = 500;                 // 10 s at 50 B/s
+  compute.AddFlops(PrimitiveType::F32, 1000);  // 10 s at 100 flop/s
+  compute.AddFlops(PrimitiveType::BF16, 800);  // + 2 s at 400
+  compute.transcendentals = 30;                // + 3 s at 10
+  compute.bytes_accessed = 500;                // 10 s at 50 B/s
   RooflineTime t = Roofline(compute, *spec);
   EXPECT_DOUBLE_EQ(t.compute_seconds, 15);
   EXPECT_DOUBLE_EQ(t.memory_seconds, 10);
@@ -108,14 +108,14 @@ TEST(Roofline, ComputeMemoryAndInterconnectBounds) {
   EXPECT_EQ(t.bound, Bound::kCompute);
 
   Cost memory;
-  memory.AddFlops(PrimitiveType::F32, 100);     // 1 s
-  memory.bytes_accessed = 100;                  // 2 s
+  memory.AddFlops(PrimitiveType::F32, 100);  // 1 s
+  memory.bytes_accessed = 100;               // 2 s
   EXPECT_EQ(Roofline(memory, *spec).bound, Bound::kMemory);
   EXPECT_DOUBLE_EQ(Roofline(memory, *spec).seconds, 2);
 
   Cost collective;
-  collective.bytes_accessed = 50;               // 1 s
-  collective.collective_bytes = 40;             // 2 s + 0.5 s latency
+  collective.bytes_accessed = 50;    // 1 s
+  collective.collective_bytes = 40;  // 2 s + 0.5 s latency
   collective.collectives = 1;
   EXPECT_EQ(Roofline(collective, *spec).bound, Bound::kInterconnect);
   EXPECT_DOUBLE_EQ(Roofline(collective, *spec).seconds, 2.5);

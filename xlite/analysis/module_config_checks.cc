@@ -1,7 +1,7 @@
 // Checks of the ModuleConfig against the entry computation:
 // entry_computation_layout, input_output_alias and buffer_donor entries.
-#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier_internal.h"
+#include "xlite/inference/shape_inference.h"
 
 namespace xlite::verifier {
 namespace {
@@ -23,8 +23,7 @@ bool LayoutsAgree(const Shape& a, const Shape& b) {
   return !a.has_layout() || !b.has_layout() || a.layout() == b.layout();
 }
 
-void CheckEntryLayout(const HloModule& module, const VerifyOptions& options,
-                      ErrorSink& errors) {
+void CheckEntryLayout(const HloModule& module, const VerifyOptions& options, ErrorSink& errors) {
   const ModuleConfig& config = module.config();
   const HloComputation& entry = *module.entry_computation();
   auto agree = [&](const Shape& layout, const Shape& actual) {
@@ -42,8 +41,8 @@ void CheckEntryLayout(const HloModule& module, const VerifyOptions& options,
         const HloInstruction* p = entry.parameter_instruction(static_cast<int64_t>(i));
         if (p != nullptr && !agree(params[i], p->shape())) {
           errors.AddModule(absl::StrCat("entry_computation_layout parameter ", i, " is ",
-                                        params[i].ToString(), " but parameter %", p->name(),
-                                        " is ", p->shape().ToString()));
+                                        params[i].ToString(), " but parameter %", p->name(), " is ",
+                                        p->shape().ToString()));
         }
       }
     }
@@ -58,8 +57,7 @@ void CheckEntryLayout(const HloModule& module, const VerifyOptions& options,
 
 // The shape of (parameter, index) in the entry, or nullptr with an error.
 const Shape* ParameterSubshape(const HloComputation& entry, int64_t parameter,
-                               const ShapeIndex& index, absl::string_view what,
-                               ErrorSink& errors) {
+                               const ShapeIndex& index, absl::string_view what, ErrorSink& errors) {
   const HloInstruction* p = entry.parameter_instruction(parameter);
   if (p == nullptr) {
     errors.AddModule(absl::StrCat(what, " names parameter ", parameter, " but the entry has ",
@@ -85,14 +83,12 @@ void CheckAliasing(const HloModule& module, ErrorSink& errors) {
     const Shape* out = ShapeAtIndex(result, alias.output_index);
     if (out == nullptr) {
       errors.AddModule(absl::StrCat("input_output_alias names output index ",
-                                    IndexText(alias.output_index), " of ",
-                                    result.ToString(false)));
+                                    IndexText(alias.output_index), " of ", result.ToString(false)));
     } else if (in != nullptr && !ShapesCompatible(*in, *out)) {
-      errors.AddModule(absl::StrCat("input_output_alias pairs output ",
-                                    IndexText(alias.output_index), " ", out->ToString(false),
-                                    " with parameter ", alias.parameter, " ",
-                                    IndexText(alias.parameter_index), " ", in->ToString(false),
-                                    ": shapes must be equal"));
+      errors.AddModule(absl::StrCat(
+          "input_output_alias pairs output ", IndexText(alias.output_index), " ",
+          out->ToString(false), " with parameter ", alias.parameter, " ",
+          IndexText(alias.parameter_index), " ", in->ToString(false), ": shapes must be equal"));
     }
   }
   for (const BufferDonor& donor : config.buffer_donors) {
@@ -102,16 +98,15 @@ void CheckAliasing(const HloModule& module, ErrorSink& errors) {
 
 }  // namespace
 
-void CheckModuleConfig(const HloModule& module, const VerifyOptions& options,
-                       ErrorSink& errors) {
+void CheckModuleConfig(const HloModule& module, const VerifyOptions& options, ErrorSink& errors) {
   const ModuleConfig& config = module.config();
   if (config.replica_count < 1 || config.num_partitions < 1) {
     errors.AddModule(absl::StrCat("replica_count=", config.replica_count, " and num_partitions=",
                                   config.num_partitions, " must be positive"));
   } else if (int64_t devices = 0;
              __builtin_mul_overflow(config.replica_count, config.num_partitions, &devices)) {
-    errors.AddModule(absl::StrCat("replica_count=", config.replica_count, " × num_partitions=",
-                                  config.num_partitions, " overflows int64"));
+    errors.AddModule(absl::StrCat("replica_count=", config.replica_count,
+                                  " × num_partitions=", config.num_partitions, " overflows int64"));
   }
   CheckEntryLayout(module, options, errors);
   CheckAliasing(module, errors);

@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/strings.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/ir/computation.h"
 #include "xlite/text/parser.h"
 
@@ -70,105 +70,125 @@ const Case kCases[] = {
   b = f32[10,2]{1,0} parameter(1)
   ROOT dot = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={1},
     rhs_contracting_dims={0}
-})", "f32[2]"},
+})",
+     "f32[2]"},
     {"DotMatmul", R"(ENTRY e {
   a = bf16[3,4] parameter(0)
   b = bf16[4,5] parameter(1)
   ROOT dot = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", "bf16[3,5]"},
+})",
+     "bf16[3,5]"},
     // Width 10, window 3, no padding: 8 outputs of 8 features.
     {"Convolution", R"(ENTRY e {
   x = f32[1,10,6] parameter(0)
   k = f32[3,6,8] parameter(1)
   ROOT c = convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f
-})", "f32[1,8,8]"},
+})",
+     "f32[1,8,8]"},
     {"Concatenate", R"(ENTRY e {
   a = f32[2,3] parameter(0)
   b = f32[4,3] parameter(1)
   ROOT c = concatenate(a, b), dimensions={0}
-})", "f32[6,3]"},
+})",
+     "f32[6,3]"},
     // Four rows of 7 gathered by four one-element indices.
     {"Gather", R"(ENTRY e {
   p = f32[5,7] parameter(0)
   i = s32[4,1] parameter(1)
   ROOT g = gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0},
     index_vector_dim=1, slice_sizes={1,7}
-})", "f32[4,7]"},
+})",
+     "f32[4,7]"},
     {"Scatter", R"(ENTRY e {
   p = f32[5] parameter(0)
   i = s32[2,1] parameter(1)
   u = f32[2] parameter(2)
   ROOT s = scatter(p, i, u), update_window_dims={}, inserted_window_dims={0},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})", "f32[5]"},
+})",
+     "f32[5]"},
     {"Map", R"(ENTRY e {
   a = f32[4] parameter(0)
   b = f32[4] parameter(1)
   ROOT m = map(a, b), dimensions={0}, to_apply=add
-})", "f32[4]"},
+})",
+     "f32[4]"},
     // 1 low + 2 + 2 high = 5 rows; 3 columns with 1 interior each = 5.
     {"Pad", R"(ENTRY e {
   p = f32[2,3] parameter(0)
   z = f32[] constant(0)
   ROOT r = pad(p, z), padding=1_2x0_0_1
-})", "f32[5,5]"},
+})",
+     "f32[5,5]"},
     {"Reduce", R"(ENTRY e {
   p = f32[4,6] parameter(0)
   z = f32[] constant(0)
   ROOT r = reduce(p, z), dimensions={1}, to_apply=add
-})", "f32[4]"},
+})",
+     "f32[4]"},
     // 4/2 = 2 rows, 6/3 = 2 columns.
     {"ReduceWindow", R"(ENTRY e {
   p = f32[4,6] parameter(0)
   z = f32[] constant(0)
   ROOT r = reduce-window(p, z), window={size=2x3 stride=2x3}, to_apply=add
-})", "f32[2,2]"},
+})",
+     "f32[2,2]"},
     {"SelectAndScatter", R"(ENTRY e {
   p = f32[4] parameter(0)
   s = f32[2] parameter(1)
   z = f32[] constant(0)
   ROOT r = select-and-scatter(p, s, z), window={size=2 stride=2}, select=ge, scatter=add
-})", "f32[4]"},
+})",
+     "f32[4]"},
     {"Sort", R"(ENTRY e {
   k = f32[8] parameter(0)
   ROOT s = sort(k), dimensions={0}, to_apply=ge
-})", "f32[8]"},
+})",
+     "f32[8]"},
     {"Transpose", R"(ENTRY e {
   p = f32[2,3,4] parameter(0)
   ROOT t = transpose(p), dimensions={2,0,1}
-})", "f32[4,2,3]"},
+})",
+     "f32[4,2,3]"},
     {"Reverse", R"(ENTRY e {
   p = f32[2,3] parameter(0)
   ROOT r = reverse(p), dimensions={1}
-})", "f32[2,3]"},
+})",
+     "f32[2,3]"},
     {"TopK", R"(ENTRY e {
   p = f32[4,10] parameter(0)
   ROOT t = topk(p), k=3
-})", "(f32[4,3], s32[4,3])"},
+})",
+     "(f32[4,3], s32[4,3])"},
     // A real FFT of 8 points keeps 8/2 + 1 = 5 complex ones.
     {"Fft", R"(ENTRY e {
   p = f32[8] parameter(0)
   ROOT f = fft(p), fft_type=RFFT, fft_length={8}
-})", "c64[5]"},
+})",
+     "c64[5]"},
     {"Cholesky", R"(ENTRY e {
   p = f32[3,3] parameter(0)
   ROOT c = cholesky(p), lower=true
-})", "f32[3,3]"},
+})",
+     "f32[3,3]"},
     {"TriangularSolve", R"(ENTRY e {
   a = f32[3,3] parameter(0)
   b = f32[3,2] parameter(1)
   ROOT x = triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
-})", "f32[3,2]"},
+})",
+     "f32[3,2]"},
     {"BatchNormTraining", R"(ENTRY e {
   x = f32[2,4] parameter(0)
   s = f32[4] parameter(1)
   o = f32[4] parameter(2)
   ROOT b = batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
-})", "(f32[2,4], f32[4], f32[4])"},
+})",
+     "(f32[2,4], f32[4], f32[4])"},
     {"BroadcastOfScalar", R"(ENTRY e {
   p = f32[] parameter(0)
   ROOT b = broadcast(p), dimensions={}
-})", "f32[]"},
+})",
+     "f32[]"},
     // A pred conditional: both branches return f32[].
     {"Conditional", R"(
 Negate {
@@ -185,13 +205,15 @@ ENTRY e {
   p = pred[] parameter(2)
   c = f32[] add(a, b)
   ROOT conditional = conditional(p, a, c), true_computation=Negate, false_computation=Identity
-})", "f32[]"},
+})",
+     "f32[]"},
     // The parser's own rules still apply with inference enabled.
     {"TupleAndElementwise", R"(ENTRY e {
   a = s32[3] parameter(0)
   c = compare(a, a), direction=LT
   ROOT t = tuple(c, a)
-})", "(pred[3], s32[3])"},
+})",
+     "(pred[3], s32[3])"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Families, OmittedShapeTest, ::testing::ValuesIn(kCases),
@@ -272,10 +294,10 @@ TEST(OmittedShapeErrorsTest, DeclaredOpcodesNeedAShape) {
   int declared = 0;
   for (int i = 0; i < kNumOpcodes; ++i) {
     const HloOpcode op = static_cast<HloOpcode>(i);
-    std::string text = absl::StrCat("ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT y = ",
-                                    AsAbsl(OpcodeName(op)), "(x)\n}");
-    std::string expected = absl::StrCat("3:12: error: ", AsAbsl(OpcodeName(op)),
-                                        " needs a result shape");
+    std::string text = absl::StrCat(
+        "ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT y = ", AsAbsl(OpcodeName(op)), "(x)\n}");
+    std::string expected =
+        absl::StrCat("3:12: error: ", AsAbsl(OpcodeName(op)), " needs a result shape");
     std::string with = InferredRoot(text);
     absl::StatusOr<std::unique_ptr<HloModule>> without = ParseHloModule(text);
     if (CanOmitResultShape(op)) {

@@ -19,9 +19,15 @@ std::string ArrayReducerModule(const std::string& reducer_param,
                                const std::string& reducer_result) {
   return "HloModule m\n"
          "sum {\n"
-         "  a = " + reducer_param + " parameter(0)\n"
-         "  b = " + reducer_param + " parameter(1)\n"
-         "  ROOT c = " + reducer_result + " add(a, b)\n"
+         "  a = " +
+         reducer_param +
+         " parameter(0)\n"
+         "  b = " +
+         reducer_param +
+         " parameter(1)\n"
+         "  ROOT c = " +
+         reducer_result +
+         " add(a, b)\n"
          "}\n"
          "ENTRY e {\n"
          "  p = s32[3] parameter(0)\n"
@@ -40,29 +46,31 @@ TEST(PassTestFormsTest, CollectiveReducerMayTakeWholeArrays) {
 TEST(PassTestFormsTest, ArrayReducerStillNeedsOneElementTypeAndShape) {
   // Parameters of another element type, or a result of another shape than
   // the parameters, are still reported.
-  std::string wrong_type = "HloModule m\n"
-                           "sum {\n"
-                           "  a = f32[3] parameter(0)\n"
-                           "  b = f32[3] parameter(1)\n"
-                           "  ROOT c = f32[3] add(a, b)\n"
-                           "}\n"
-                           "ENTRY e {\n"
-                           "  p = s32[3] parameter(0)\n"
-                           "  ROOT r = s32[3] all-reduce(p), replica_groups={}, to_apply=sum\n"
-                           "}\n";
+  std::string wrong_type =
+      "HloModule m\n"
+      "sum {\n"
+      "  a = f32[3] parameter(0)\n"
+      "  b = f32[3] parameter(1)\n"
+      "  ROOT c = f32[3] add(a, b)\n"
+      "}\n"
+      "ENTRY e {\n"
+      "  p = s32[3] parameter(0)\n"
+      "  ROOT r = s32[3] all-reduce(p), replica_groups={}, to_apply=sum\n"
+      "}\n";
   EXPECT_THAT(VerifyErrors(wrong_type), HasSubstr("reducer computation %sum parameter 0 must "
                                                   "be s32[], got f32[3]"));
-  std::string wrong_result = "HloModule m\n"
-                             "sum {\n"
-                             "  a = s32[3] parameter(0)\n"
-                             "  b = s32[3] parameter(1)\n"
-                             "  c = s32[3] add(a, b)\n"
-                             "  ROOT s = s32[1] slice(c), slice={[0:1]}\n"
-                             "}\n"
-                             "ENTRY e {\n"
-                             "  p = s32[3] parameter(0)\n"
-                             "  ROOT r = s32[3] all-reduce(p), replica_groups={}, to_apply=sum\n"
-                             "}\n";
+  std::string wrong_result =
+      "HloModule m\n"
+      "sum {\n"
+      "  a = s32[3] parameter(0)\n"
+      "  b = s32[3] parameter(1)\n"
+      "  c = s32[3] add(a, b)\n"
+      "  ROOT s = s32[1] slice(c), slice={[0:1]}\n"
+      "}\n"
+      "ENTRY e {\n"
+      "  p = s32[3] parameter(0)\n"
+      "  ROOT r = s32[3] all-reduce(p), replica_groups={}, to_apply=sum\n"
+      "}\n";
   EXPECT_THAT(VerifyErrors(wrong_result), HasSubstr("must return s32[3], returns s32[1]"));
 }
 

@@ -66,33 +66,46 @@ std::optional<ReductionKind> MatchReductionKind(const HloComputation& computatio
 
 HloOpcode ReductionOpcode(ReductionKind kind) {
   switch (kind) {
-    case ReductionKind::kAdd: return HloOpcode::kAdd;
-    case ReductionKind::kMultiply: return HloOpcode::kMultiply;
-    case ReductionKind::kMaximum: return HloOpcode::kMaximum;
-    case ReductionKind::kMinimum: return HloOpcode::kMinimum;
-    case ReductionKind::kAnd: return HloOpcode::kAnd;
-    case ReductionKind::kOr: return HloOpcode::kOr;
-    case ReductionKind::kXor: return HloOpcode::kXor;
+    case ReductionKind::kAdd:
+      return HloOpcode::kAdd;
+    case ReductionKind::kMultiply:
+      return HloOpcode::kMultiply;
+    case ReductionKind::kMaximum:
+      return HloOpcode::kMaximum;
+    case ReductionKind::kMinimum:
+      return HloOpcode::kMinimum;
+    case ReductionKind::kAnd:
+      return HloOpcode::kAnd;
+    case ReductionKind::kOr:
+      return HloOpcode::kOr;
+    case ReductionKind::kXor:
+      return HloOpcode::kXor;
   }
   return HloOpcode::kAdd;
 }
 
 std::optional<ReductionKind> ReductionKindOf(HloOpcode opcode) {
   switch (opcode) {
-    case HloOpcode::kAdd: return ReductionKind::kAdd;
-    case HloOpcode::kMultiply: return ReductionKind::kMultiply;
-    case HloOpcode::kMaximum: return ReductionKind::kMaximum;
-    case HloOpcode::kMinimum: return ReductionKind::kMinimum;
-    case HloOpcode::kAnd: return ReductionKind::kAnd;
-    case HloOpcode::kOr: return ReductionKind::kOr;
-    case HloOpcode::kXor: return ReductionKind::kXor;
-    default: return std::nullopt;
+    case HloOpcode::kAdd:
+      return ReductionKind::kAdd;
+    case HloOpcode::kMultiply:
+      return ReductionKind::kMultiply;
+    case HloOpcode::kMaximum:
+      return ReductionKind::kMaximum;
+    case HloOpcode::kMinimum:
+      return ReductionKind::kMinimum;
+    case HloOpcode::kAnd:
+      return ReductionKind::kAnd;
+    case HloOpcode::kOr:
+      return ReductionKind::kOr;
+    case HloOpcode::kXor:
+      return ReductionKind::kXor;
+    default:
+      return std::nullopt;
   }
 }
 
-std::string_view ReductionKindName(ReductionKind kind) {
-  return OpcodeName(ReductionOpcode(kind));
-}
+std::string_view ReductionKindName(ReductionKind kind) { return OpcodeName(ReductionOpcode(kind)); }
 
 bool IsIdempotent(ReductionKind kind) {
   return kind == ReductionKind::kMaximum || kind == ReductionKind::kMinimum ||
@@ -101,8 +114,8 @@ bool IsIdempotent(ReductionKind kind) {
 
 std::optional<Literal> ReductionIdentity(ReductionKind kind, PrimitiveType type) {
   if (!IsArrayType(type)) return std::nullopt;
-  const bool bitwise = kind == ReductionKind::kAnd || kind == ReductionKind::kOr ||
-                       kind == ReductionKind::kXor;
+  const bool bitwise =
+      kind == ReductionKind::kAnd || kind == ReductionKind::kOr || kind == ReductionKind::kXor;
   const bool extremum = kind == ReductionKind::kMaximum || kind == ReductionKind::kMinimum;
   if (bitwise && !(IsInteger(type) || IsPred(type))) return std::nullopt;
   if (extremum && IsComplex(type)) return std::nullopt;

@@ -21,19 +21,18 @@ std::string Binary(const std::string& name, const std::string& t, const std::str
 class ReductionKindTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    module_ = Parse(
-        "HloModule m\n" + Binary("add", "f32", "ROOT c = f32[] add(a, b)") +
-        Binary("max_swapped", "f32", "ROOT c = f32[] maximum(b, a)") +
-        Binary("xor_tuple", "s32", "x = s32[] xor(a, b)\nROOT t = (s32[]) tuple(x)") +
-        Binary("or_pred", "pred", "ROOT c = pred[] or(a, b)") +
-        Binary("sub", "f32", "ROOT c = f32[] subtract(a, b)") +
-        Binary("twice", "f32", "ROOT c = f32[] add(a, a)") +
-        Binary("fma", "f32", "m = f32[] multiply(a, b)\nROOT c = f32[] add(m, b)") +
-        "mixed {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-        "  ROOT c = f64[] add(a, b)\n}\n"
-        "arrays {\n  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
-        "  ROOT c = f32[2] add(a, b)\n}\n"
-        "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+    module_ = Parse("HloModule m\n" + Binary("add", "f32", "ROOT c = f32[] add(a, b)") +
+                    Binary("max_swapped", "f32", "ROOT c = f32[] maximum(b, a)") +
+                    Binary("xor_tuple", "s32", "x = s32[] xor(a, b)\nROOT t = (s32[]) tuple(x)") +
+                    Binary("or_pred", "pred", "ROOT c = pred[] or(a, b)") +
+                    Binary("sub", "f32", "ROOT c = f32[] subtract(a, b)") +
+                    Binary("twice", "f32", "ROOT c = f32[] add(a, a)") +
+                    Binary("fma", "f32", "m = f32[] multiply(a, b)\nROOT c = f32[] add(m, b)") +
+                    "mixed {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                    "  ROOT c = f64[] add(a, b)\n}\n"
+                    "arrays {\n  a = f32[2] parameter(0)\n  b = f32[2] parameter(1)\n"
+                    "  ROOT c = f32[2] add(a, b)\n}\n"
+                    "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
     ASSERT_NE(module_, nullptr);
   }
   std::optional<ReductionKind> Match(const char* name) {
@@ -59,9 +58,9 @@ TEST_F(ReductionKindTest, RejectsEverythingElse) {
 }
 
 TEST(ReductionKindNames, OpcodeRoundTrip) {
-  for (ReductionKind kind : {ReductionKind::kAdd, ReductionKind::kMultiply, ReductionKind::kMaximum,
-                             ReductionKind::kMinimum, ReductionKind::kAnd, ReductionKind::kOr,
-                             ReductionKind::kXor}) {
+  for (ReductionKind kind :
+       {ReductionKind::kAdd, ReductionKind::kMultiply, ReductionKind::kMaximum,
+        ReductionKind::kMinimum, ReductionKind::kAnd, ReductionKind::kOr, ReductionKind::kXor}) {
     EXPECT_EQ(ReductionKindOf(ReductionOpcode(kind)), kind);
   }
   EXPECT_EQ(ReductionKindOf(HloOpcode::kSubtract), std::nullopt);

@@ -2,8 +2,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
-#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/verifier_internal.h"
+#include "xlite/inference/shape_inference.h"
 
 namespace xlite {
 namespace verifier {
@@ -42,8 +42,7 @@ void CheckParameterReplication(const HloInstruction& inst, ErrorSink& errors) {
   if (replication.has_value() &&
       static_cast<int64_t>(replication->size()) != inst.shape().LeafCount()) {
     errors.Add(inst, absl::StrCat("parameter_replication has ", replication->size(),
-                                  " entries, the shape has ", inst.shape().LeafCount(),
-                                  " leaves"));
+                                  " entries, the shape has ", inst.shape().LeafCount(), " leaves"));
   }
 }
 
@@ -59,8 +58,7 @@ void CheckCalledComputations(const HloInstruction& inst, const HloModule& module
       inst.called_computations()[0]->num_parameters() != inst.operand_count()) {
     errors.Add(inst, absl::StrCat("fusion has ", inst.operand_count(),
                                   " operands but its computation takes ",
-                                  inst.called_computations()[0]->num_parameters(),
-                                  " parameters"));
+                                  inst.called_computations()[0]->num_parameters(), " parameters"));
   }
 }
 
@@ -104,8 +102,7 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
 // `starts` remembers the first start of each computation seen.
 void CheckAsyncStartCaller(
     const HloInstruction& inst,
-    absl::flat_hash_map<const HloComputation*, const HloInstruction*>& starts,
-    ErrorSink& errors) {
+    absl::flat_hash_map<const HloComputation*, const HloInstruction*>& starts, ErrorSink& errors) {
   const HloComputation* callee = inst.to_apply();
   if (callee == nullptr) return;
   auto [it, inserted] = starts.emplace(callee, &inst);

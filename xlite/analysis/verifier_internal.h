@@ -63,8 +63,7 @@ void CheckComputationStructure(const HloComputation& comp, InstructionPositions&
                                absl::FunctionRef<void(const HloInstruction&)> check_instruction,
                                ErrorSink& errors);
 // The module config against the entry computation.
-void CheckModuleConfig(const HloModule& module, const VerifyOptions& options,
-                       ErrorSink& errors);
+void CheckModuleConfig(const HloModule& module, const VerifyOptions& options, ErrorSink& errors);
 // The instruction's sharding (if any) against its shape and the device count.
 void CheckSharding(const HloInstruction& inst, const ModuleConfig& config, ErrorSink& errors);
 // replica_groups, channel ids and async start/done pairing.

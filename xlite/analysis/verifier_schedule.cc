@@ -17,8 +17,7 @@ void CheckSequence(const HloComputation& comp, absl::Span<HloInstruction* const>
   for (size_t i = 0; i < sequence.size(); ++i) {
     const HloInstruction* inst = sequence[i];
     if (inst->parent() != &comp) {
-      errors.Add(comp, absl::StrCat("schedule lists %", inst->name(),
-                                    " of another computation"));
+      errors.Add(comp, absl::StrCat("schedule lists %", inst->name(), " of another computation"));
     } else if (!position.emplace(inst, i).second) {
       errors.Add(*inst, "is listed twice in the schedule");
     }

@@ -38,9 +38,7 @@ HloInstruction* Named(const HloComputation& c, std::string_view name) {
   return nullptr;
 }
 
-std::string Errors(const HloModule& module) {
-  return absl::StrJoin(VerifyModuleAll(module), "\n");
-}
+std::string Errors(const HloModule& module) { return absl::StrJoin(VerifyModuleAll(module), "\n"); }
 
 // Sets the entry's sequence to the named instructions.
 void SetEntrySequence(HloModule& module, const std::vector<std::string>& names) {
@@ -106,9 +104,8 @@ TEST(VerifierSchedule, MissingRepeatedAndForeignInstructions) {
   HloComputation& entry = *module->entry_computation();
   std::vector<HloInstruction*> sequence(module->schedule().sequence(entry).begin(),
                                         module->schedule().sequence(entry).end());
-  std::vector<HloInstruction*> foreign = {Named(entry, "p"), Named(entry, "a"),
-                                          Named(entry, "b"), Named(entry, "f"),
-                                          Named(entry, "t")};
+  std::vector<HloInstruction*> foreign = {Named(entry, "p"), Named(entry, "a"), Named(entry, "b"),
+                                          Named(entry, "f"), Named(entry, "t")};
   foreign.insert(foreign.begin(), Named(*module->GetComputation("fused"), "fn"));
   module->mutable_schedule().set_sequence(entry, foreign);
   EXPECT_THAT(Errors(*module), HasSubstr("schedule lists %fn of another computation"));

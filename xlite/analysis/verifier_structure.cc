@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <deque>
 
-#include "xlite/base/name_hash.h"
 #include "xlite/analysis/verifier_internal.h"
+#include "xlite/base/name_hash.h"
 
 namespace xlite::verifier {
 namespace {
@@ -21,8 +21,7 @@ void CheckParameter(const HloComputation& comp, const HloInstruction& inst, Erro
 }
 
 // The numbers cover 0..n-1 without gaps.
-void CheckParameterNumbersContiguous(const HloComputation& comp, int64_t count,
-                                     ErrorSink& errors) {
+void CheckParameterNumbersContiguous(const HloComputation& comp, int64_t count, ErrorSink& errors) {
   for (int64_t i = 0; i < comp.num_parameters(); ++i) {
     if (comp.parameter_instruction(i) == nullptr) {
       errors.Add(comp, absl::StrCat("parameter numbers must be 0..", count - 1,
@@ -66,8 +65,7 @@ void CheckAcyclic(const HloComputation& comp, const InstructionPositions& positi
   if (done == n) return;
   for (size_t i = 0; i < n; ++i) {
     if (pending[i] > 0) {
-      errors.Add(*comp.instructions()[i],
-                 "lies on a cycle of operands and control dependencies");
+      errors.Add(*comp.instructions()[i], "lies on a cycle of operands and control dependencies");
       return;
     }
   }

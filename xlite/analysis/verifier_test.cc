@@ -194,11 +194,12 @@ ENTRY %main {
   ROOT %p = f32[4] parameter(0)
 })"),
             "module: entry_computation_layout result is f32[5]{0} but the root is f32[4]");
-  EXPECT_THAT(VerifyErrors(R"(HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
+  EXPECT_THAT(
+      VerifyErrors(R"(HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
 ENTRY %main {
   ROOT %p = f32[4] parameter(0)
 })"),
-              HasSubstr("entry_computation_layout has 2 parameters"));
+      HasSubstr("entry_computation_layout has 2 parameters"));
 }
 
 TEST(VerifierTest, ComparesEntryLayoutsWhenLayoutSensitive) {
@@ -461,8 +462,7 @@ ENTRY %main {
   groups.num_groups = 3;
   groups.group_size = 2;
   groups.iota_reshape = {4};
-  EXPECT_THAT(Errors(*module),
-              HasSubstr("iota replica_groups [3,2] does not match its 4 devices"));
+  EXPECT_THAT(Errors(*module), HasSubstr("iota replica_groups [3,2] does not match its 4 devices"));
   groups = ReplicaGroups();
   groups.mesh_axes = {{"a", 2}, {"b", 2}};
   groups.mesh_selected = {2};

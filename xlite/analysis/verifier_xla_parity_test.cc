@@ -4,8 +4,8 @@
 // through tuples; with the errors that must remain.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "xlite/inference/shape_inference.h"
 #include "xlite/analysis/test_util.h"
+#include "xlite/inference/shape_inference.h"
 #include "xlite/ir/computation.h"
 
 namespace xlite {
@@ -119,18 +119,18 @@ TEST(InPlacePermuteTest, OffsetsMustIndexEveryBufferDimension) {
   EXPECT_THAT(VerifyErrors(InPlaceWith("%out_at = (s32[], s32[]) tuple(%zero, %two)",
                                        "%out_at = s32[] add(%zero, %two)")),
               HasSubstr("in-place collective-permute output offsets must be a tuple, got s32[]"));
-  EXPECT_THAT(VerifyErrors(InPlaceWith(
-                  "%out_at = (s32[], s32[]) tuple(%zero, %two)",
-                  "%pair = (s32[], s32[]) tuple(%zero, %two)\n"
-                  "  %out_at = ((s32[], s32[]), s32[]) tuple(%pair, %two)")),
+  EXPECT_THAT(VerifyErrors(InPlaceWith("%out_at = (s32[], s32[]) tuple(%zero, %two)",
+                                       "%pair = (s32[], s32[]) tuple(%zero, %two)\n"
+                                       "  %out_at = ((s32[], s32[]), s32[]) tuple(%pair, %two)")),
               HasSubstr("output offsets must be a tuple of indices or a tuple of index tuples"));
 }
 
 TEST(InPlacePermuteTest, BuffersMustBeBothArraysOrBothTuples) {
-  EXPECT_THAT(VerifyErrors(InPlaceWith("%out = f32[8,4] parameter(1)",
-                                       "%o = f32[8,4] parameter(1)\n  %out = (f32[8,4]) tuple(%o)")),
-              HasSubstr("in-place collective-permute buffers must be two arrays or two tuples of "
-                        "equal size, got f32[8,2] and (f32[8,4])"));
+  EXPECT_THAT(
+      VerifyErrors(InPlaceWith("%out = f32[8,4] parameter(1)",
+                               "%o = f32[8,4] parameter(1)\n  %out = (f32[8,4]) tuple(%o)")),
+      HasSubstr("in-place collective-permute buffers must be two arrays or two tuples of "
+                "equal size, got f32[8,2] and (f32[8,4])"));
   EXPECT_THAT(VerifyErrors(R"(HloModule m, replica_count=4
 ENTRY %main {
   %a = f32[8,2] parameter(0)

@@ -1,8 +1,8 @@
 // Rules of XLA's HloVerifier that are not shape rules: comparison types per
 // element type, composite call attributes, execution threads of called
 // computations, one consumer per asynchronous start, tuple all-to-all
-// operand counts, positive all-reduce channel ids, one sharding across a loop's or conditional's parameters and roots,
-// and (module-wide) no mix of layout-constrained and unconstrained
+// operand counts, positive all-reduce channel ids, one sharding across a loop's or conditional's
+// parameters and roots, and (module-wide) no mix of layout-constrained and unconstrained
 // all-reduces. With layouts checked: position-wise ops that would change a
 // layout, dynamic slices moving data the wrong way between host and device
 // memory, and value-passing ops (tuple, get-tuple-element, copy-done, ...)
@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "xlite/analysis/verifier_internal.h"
 #include "xlite/inference/shape_inference.h"
 #include "xlite/inference/shape_inference_internal.h"
-#include "xlite/analysis/verifier_internal.h"
 #include "xlite/ir/attribute_names.h"
 
 namespace xlite::verifier {
@@ -30,17 +30,17 @@ void CheckComparisonType(const HloInstruction& inst, ErrorSink& errors) {
   PrimitiveType element = inst.operand(0)->shape().element_type();
   if (IsFloat(element)) {
     if (*type != ComparisonType::kFloat && *type != ComparisonType::kTotalOrder) {
-      errors.Add(inst, Cat("comparison type ", EnumName(*type),
-                                    " does not suit ", inst.operand(0)->shape().ToString(false),
-                                    " operands; expected FLOAT or TOTALORDER"));
+      errors.Add(inst, Cat("comparison type ", EnumName(*type), " does not suit ",
+                           inst.operand(0)->shape().ToString(false),
+                           " operands; expected FLOAT or TOTALORDER"));
     }
     return;
   }
   ComparisonType expected = DefaultComparisonType(element);
   if (*type != expected) {
-    errors.Add(inst, Cat("comparison type ", EnumName(*type),
-                                  " does not suit ", inst.operand(0)->shape().ToString(false),
-                                  " operands; expected ", EnumName(expected)));
+    errors.Add(inst, Cat("comparison type ", EnumName(*type), " does not suit ",
+                         inst.operand(0)->shape().ToString(false), " operands; expected ",
+                         EnumName(expected)));
   }
 }
 
@@ -51,16 +51,17 @@ void CheckCompositeCall(const HloInstruction& inst, ErrorSink& errors) {
   const FrontendAttributes& attrs = inst.frontend_attributes();
   const FrontendAttribute* name = FindFrontendAttribute(attrs, "composite.name");
   if (name == nullptr || name->value.empty()) {
-    errors.Add(inst, "a composite call (is_composite=true) needs a non-empty frontend attribute "
-                     "composite.name");
+    errors.Add(inst,
+               "a composite call (is_composite=true) needs a non-empty frontend attribute "
+               "composite.name");
   }
   const FrontendAttribute* version = FindFrontendAttribute(attrs, "composite.version");
-  if (version != nullptr &&
-      (version->value.empty() ||
-       !std::all_of(version->value.begin(), version->value.end(),
-                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))) {
-    errors.Add(inst, Cat("composite.version must be a non-negative integer, got \"",
-                                  version->value, "\""));
+  if (version != nullptr && (version->value.empty() ||
+                             !std::all_of(version->value.begin(), version->value.end(), [](char c) {
+                               return std::isdigit(static_cast<unsigned char>(c));
+                             }))) {
+    errors.Add(inst, Cat("composite.version must be a non-negative integer, got \"", version->value,
+                         "\""));
   }
 }
 
@@ -68,16 +69,15 @@ void CheckCompositeCall(const HloInstruction& inst, ErrorSink& errors) {
 // their wrapped computation to another one. Custom-calls are left out: XLA
 // checks them only under an option, and backends may run them elsewhere.
 void CheckCalledThreads(const HloInstruction& inst, ErrorSink& errors) {
-  if (IsAsyncOpcode(inst.opcode()) || inst.opcode() == O::kCustomCall ||
-      inst.parent() == nullptr) {
+  if (IsAsyncOpcode(inst.opcode()) || inst.opcode() == O::kCustomCall || inst.parent() == nullptr) {
     return;
   }
   const std::string& mine = inst.parent()->execution_thread();
   for (const HloComputation* callee : inst.called_computations()) {
     if (callee != nullptr && callee->execution_thread() != mine) {
       errors.Add(inst, Cat("calls computation %", callee->name(), " on execution thread \"",
-                                    callee->execution_thread(), "\" from thread \"", mine,
-                                    "\"; called computations must run on the caller's thread"));
+                           callee->execution_thread(), "\" from thread \"", mine,
+                           "\"; called computations must run on the caller's thread"));
     }
   }
 }
@@ -87,11 +87,16 @@ void CheckCalledThreads(const HloInstruction& inst, ErrorSink& errors) {
 std::vector<HloOpcode> ConsumersOfStart(HloOpcode op) {
   switch (op) {
     case O::kAsyncStart:
-    case O::kAsyncUpdate: return {O::kAsyncUpdate, O::kAsyncDone};
-    case O::kAllReduceStart: return {O::kAllReduceDone};
-    case O::kCopyStart: return {O::kCopyDone};
-    case O::kCollectivePermuteStart: return {O::kCollectivePermuteDone};
-    default: return {};
+    case O::kAsyncUpdate:
+      return {O::kAsyncUpdate, O::kAsyncDone};
+    case O::kAllReduceStart:
+      return {O::kAllReduceDone};
+    case O::kCopyStart:
+      return {O::kCopyDone};
+    case O::kCollectivePermuteStart:
+      return {O::kCollectivePermuteDone};
+    default:
+      return {};
   }
 }
 
@@ -103,16 +108,14 @@ void CheckSingleConsumer(const HloInstruction& inst, ErrorSink& errors) {
     Append(&names, names.empty() ? "" : " or ", OpcodeName(op));
   }
   if (inst.user_count() != 1) {
-    errors.Add(inst, Cat(OpcodeName(inst.opcode()),
-                                  " must have exactly one user (", names, "), found ",
-                                  inst.user_count()));
+    errors.Add(inst, Cat(OpcodeName(inst.opcode()), " must have exactly one user (", names,
+                         "), found ", inst.user_count()));
     return;
   }
   const HloInstruction& user = *inst.users()[0];
   if (std::find(allowed.begin(), allowed.end(), user.opcode()) == allowed.end()) {
-    errors.Add(inst, Cat("the user of ", OpcodeName(inst.opcode()),
-                                  " must be ", names, ", found %", user.name(), " (",
-                                  OpcodeName(user.opcode()), ")"));
+    errors.Add(inst, Cat("the user of ", OpcodeName(inst.opcode()), " must be ", names, ", found %",
+                         user.name(), " (", OpcodeName(user.opcode()), ")"));
   }
 }
 
@@ -125,10 +128,9 @@ void CheckAllToAllSplitCount(const HloInstruction& inst, ErrorSink& errors) {
   const Shape& first = inst.operand(0)->shape();
   for (const HloInstruction* other : inst.operands()) {
     if (!ShapesCompatible(other->shape(), first)) {
-      errors.Add(inst, Cat("tuple all-to-all operands must have one shape, but %",
-                                    other->name(), " is ", other->shape().ToString(false),
-                                    " and %", inst.operand(0)->name(), " is ",
-                                    first.ToString(false)));
+      errors.Add(inst, Cat("tuple all-to-all operands must have one shape, but %", other->name(),
+                           " is ", other->shape().ToString(false), " and %",
+                           inst.operand(0)->name(), " is ", first.ToString(false)));
       return;
     }
   }
@@ -136,8 +138,8 @@ void CheckAllToAllSplitCount(const HloInstruction& inst, ErrorSink& errors) {
   if (groups.is_iota || groups.is_mesh() || groups.groups.empty()) return;
   int64_t split = static_cast<int64_t>(groups.groups[0].size());
   if (inst.operand_count() != split) {
-    errors.Add(inst, Cat("a tuple all-to-all takes one operand per group member: ",
-                                  split, " expected, got ", inst.operand_count()));
+    errors.Add(inst, Cat("a tuple all-to-all takes one operand per group member: ", split,
+                         " expected, got ", inst.operand_count()));
   }
 }
 
@@ -163,9 +165,9 @@ void CheckConsistentSharding(const HloInstruction& inst, ErrorSink& errors) {
     if (first == nullptr) {
       first = other;
     } else if (!(other->sharding() == first->sharding())) {
-      errors.Add(inst, Cat("sharding of %", other->name(), " differs from that of %",
-                                    first->name(), "; a ", OpcodeName(inst.opcode()),
-                                    " and its parameters and roots must agree"));
+      errors.Add(
+          inst, Cat("sharding of %", other->name(), " differs from that of %", first->name(),
+                    "; a ", OpcodeName(inst.opcode()), " and its parameters and roots must agree"));
       return;
     }
   }
@@ -178,17 +180,24 @@ void CheckXlaInstructionRules(const HloInstruction& inst, ErrorSink& errors) {
     case O::kCompare:
       if (inst.has_attrs()) CheckComparisonType(inst, errors);
       break;
-    case O::kCall: CheckCompositeCall(inst, errors); break;
+    case O::kCall:
+      CheckCompositeCall(inst, errors);
+      break;
     case O::kAllReduce:
       if (inst.has_attrs() && inst.attrs<CollectiveAttrs>().channel_id.value_or(1) <= 0) {
         errors.Add(inst, Cat("all-reduce channel_id must be positive, got ",
-                                      *inst.attrs<CollectiveAttrs>().channel_id));
+                             *inst.attrs<CollectiveAttrs>().channel_id));
       }
       break;
-    case O::kAllToAll: CheckAllToAllSplitCount(inst, errors); break;
+    case O::kAllToAll:
+      CheckAllToAllSplitCount(inst, errors);
+      break;
     case O::kWhile:
-    case O::kConditional: CheckConsistentSharding(inst, errors); break;
-    default: break;
+    case O::kConditional:
+      CheckConsistentSharding(inst, errors);
+      break;
+    default:
+      break;
   }
   if (!inst.called_computations().empty()) CheckCalledThreads(inst, errors);
   CheckSingleConsumer(inst, errors);
@@ -202,8 +211,7 @@ constexpr int64_t kHostMemorySpace = 5;
 // A dynamic slice may read a host buffer into device memory, and a dynamic
 // update slice may write device data into a host buffer, but not the
 // reverse; neither moves data in or out of the fast memory.
-void CheckMemorySpaceMove(const HloInstruction& inst, int64_t from, int64_t to,
-                          ErrorSink& errors) {
+void CheckMemorySpaceMove(const HloInstruction& inst, int64_t from, int64_t to, ErrorSink& errors) {
   bool bad = (from == kFastMemorySpace) != (to == kFastMemorySpace);
   if (inst.opcode() == O::kDynamicSlice) {
     bad = bad || (from == 0 && to == kHostMemorySpace);
@@ -211,9 +219,9 @@ void CheckMemorySpaceMove(const HloInstruction& inst, int64_t from, int64_t to,
     bad = bad || (from == kHostMemorySpace && to == 0);
   }
   if (bad) {
-    errors.Add(inst, Cat(OpcodeName(inst.opcode()),
-                                  " must not move its buffer from memory space S(", from,
-                                  ") to S(", to, ")"));
+    errors.Add(
+        inst, Cat(OpcodeName(inst.opcode()), " must not move its buffer from memory space S(", from,
+                  ") to S(", to, ")"));
   }
 }
 
@@ -236,9 +244,11 @@ void CheckLayoutUnchanged(const HloInstruction& inst, ErrorSink& errors) {
     }
     if (in.IsArray() && in.has_layout() && in.rank() == out.rank() &&
         !(in.layout().minor_to_major == out.layout().minor_to_major)) {
-      errors.Add(inst, Cat(OpcodeName(op), " must not change the layout, but "
-                                    "operand %", operand->name(), " is ", in.ToString(),
-                                    " and the result is ", out.ToString()));
+      errors.Add(
+          inst, Cat(OpcodeName(op),
+                    " must not change the layout, but "
+                    "operand %",
+                    operand->name(), " is ", in.ToString(), " and the result is ", out.ToString()));
       return;
     }
   }
@@ -284,9 +294,8 @@ bool PassesValuesAlong(HloOpcode op) {
 
 void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, ErrorSink& errors) {
   if (PassesValuesAlong(inst.opcode()) && !MinorToMajorAgree(inferred, inst.shape())) {
-    errors.Add(inst, Cat(OpcodeName(inst.opcode()), " is written as ",
-                                  inst.shape().ToString(), " but passes along ",
-                                  inferred.ToString(), " (the layouts differ)"));
+    errors.Add(inst, Cat(OpcodeName(inst.opcode()), " is written as ", inst.shape().ToString(),
+                         " but passes along ", inferred.ToString(), " (the layouts differ)"));
   }
 }
 
@@ -303,8 +312,8 @@ void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors)
       } else if (first->attrs<CollectiveAttrs>().constrain_layout !=
                  inst->attrs<CollectiveAttrs>().constrain_layout) {
         errors.Add(*inst, Cat("all-reduces must all be layout constrained or all not: "
-                                       "constrain_layout differs from %",
-                                       first->name()));
+                              "constrain_layout differs from %",
+                              first->name()));
         return;
       }
     }

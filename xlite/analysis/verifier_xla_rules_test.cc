@@ -3,10 +3,10 @@
 // tuple all-to-all operand counts, replica group coverage, sharding agreement
 // across loops and conditionals, constrain_layout across all-reduces, and
 // pred iotas. Each rule has a module it accepts and one it rejects.
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "xlite/analysis/test_util.h"
 
 namespace xlite {
@@ -51,8 +51,8 @@ TEST(ComparisonTypeTest, MustSuitTheOperands) {
     if (*c.expected == '\0') {
       EXPECT_EQ(errors, "") << c.operand << " " << c.type;
     } else {
-      EXPECT_THAT(errors, HasSubstr(absl::StrCat("%x in computation %e: comparison type ",
-                                                 c.expected)));
+      EXPECT_THAT(errors,
+                  HasSubstr(absl::StrCat("%x in computation %e: comparison type ", c.expected)));
     }
   }
 }
@@ -172,8 +172,8 @@ ENTRY %e {
   ROOT %dn = f32[4] async-done(%st)
 })";
   EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kAsync, {{"EXTRA", ""}, {"ARG", "%a"}})), "");
-  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(
-                kAsync, {{"EXTRA", "%b = f32[4] abs(%a)\n  "}, {"ARG", "%b"}})),
+  EXPECT_EQ(VerifyErrors(
+                absl::StrReplaceAll(kAsync, {{"EXTRA", "%b = f32[4] abs(%a)\n  "}, {"ARG", "%b"}})),
             "");
 }
 
@@ -186,10 +186,10 @@ ENTRY %e {
   EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(
                 kA2a, {{"OUT", "(f32[6], f32[6], f32[6])"}, {"ARGS", "%p, %p, %p"}})),
             "");
-  EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(
-                  kA2a, {{"OUT", "(f32[6], f32[6])"}, {"ARGS", "%p, %p"}})),
-              HasSubstr("%t in computation %e: a tuple all-to-all takes one operand per group "
-                        "member: 3 expected, got 2"));
+  EXPECT_THAT(
+      VerifyErrors(absl::StrReplaceAll(kA2a, {{"OUT", "(f32[6], f32[6])"}, {"ARGS", "%p, %p"}})),
+      HasSubstr("%t in computation %e: a tuple all-to-all takes one operand per group "
+                "member: 3 expected, got 2"));
 }
 
 TEST(AllToAllTest, TupleOperandsShareOneShape) {
@@ -260,10 +260,9 @@ ENTRY %e {
   // Host buffer: the update writes device data into it, the slice reads it back.
   EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kSlices, {{"BUF", "5"}, {"OUT", "0"}}), sensitive),
             "");
-  EXPECT_THAT(
-      VerifyErrors(absl::StrReplaceAll(kSlices, {{"BUF", "0"}, {"OUT", "5"}}), sensitive),
-      HasSubstr("%r in computation %e: dynamic-slice must not move its buffer from memory "
-                "space S(0) to S(5)"));
+  EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(kSlices, {{"BUF", "0"}, {"OUT", "5"}}), sensitive),
+              HasSubstr("%r in computation %e: dynamic-slice must not move its buffer from memory "
+                        "space S(0) to S(5)"));
 }
 
 TEST(AllReduceChannelTest, ChannelIdIsPositive) {
@@ -346,8 +345,7 @@ TEST(AllReduceLayoutTest, ConstrainedAndUnconstrainedDoNotMix) {
   %a2 = f32[8] all-reduce(%x), replica_groups={}, to_apply=%sum SECOND
   ROOT %t = (f32[8], f32[8]) tuple(%a1, %a2)
 })");
-  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kTwo, {{"SECOND", ", constrain_layout=true"}})),
-            "");
+  EXPECT_EQ(VerifyErrors(absl::StrReplaceAll(kTwo, {{"SECOND", ", constrain_layout=true"}})), "");
   EXPECT_THAT(VerifyErrors(absl::StrReplaceAll(kTwo, {{"SECOND", ""}})),
               HasSubstr("%a2 in computation %e: all-reduces must all be layout constrained or "
                         "all not: constrain_layout differs from %a1"));

@@ -1,10 +1,9 @@
 // Trip counts of while loops: the known_trip_count XLA writes in the backend
 // config, or the canonical counted loop recognised from its computations.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/ir/computation.h"
@@ -54,11 +53,16 @@ std::optional<ComparisonDirection> DirectionWithVariableOnLeft(ComparisonDirecti
                                                                bool variable_on_left) {
   if (variable_on_left) return d;
   switch (d) {
-    case ComparisonDirection::kLt: return ComparisonDirection::kGt;
-    case ComparisonDirection::kLe: return ComparisonDirection::kGe;
-    case ComparisonDirection::kGt: return ComparisonDirection::kLt;
-    case ComparisonDirection::kGe: return ComparisonDirection::kLe;
-    default: return d;
+    case ComparisonDirection::kLt:
+      return ComparisonDirection::kGt;
+    case ComparisonDirection::kLe:
+      return ComparisonDirection::kGe;
+    case ComparisonDirection::kGt:
+      return ComparisonDirection::kLt;
+    case ComparisonDirection::kGe:
+      return ComparisonDirection::kLe;
+    default:
+      return d;
   }
 }
 
@@ -71,8 +75,8 @@ std::optional<int64_t> CountIterations(__int128 init, __int128 limit, __int128 s
     init = -init;
     limit = -limit;
     step = -step;
-    direction = direction == ComparisonDirection::kGt ? ComparisonDirection::kLt
-                                                      : ComparisonDirection::kLe;
+    direction =
+        direction == ComparisonDirection::kGt ? ComparisonDirection::kLt : ComparisonDirection::kLe;
   }
   __int128 trips = 0;
   if (direction == ComparisonDirection::kNe) {
@@ -130,8 +134,8 @@ std::optional<int64_t> TripCountFromPattern(const HloInstruction& while_op) {
       }
     }
     if (!step) return std::nullopt;
-    std::optional<ComparisonDirection> direction = DirectionWithVariableOnLeft(
-        compare->attrs<CompareAttrs>().direction, side == 0);
+    std::optional<ComparisonDirection> direction =
+        DirectionWithVariableOnLeft(compare->attrs<CompareAttrs>().direction, side == 0);
     return CountIterations(*init, *limit, *step, *direction);
   }
   return std::nullopt;

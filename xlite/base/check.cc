@@ -6,8 +6,7 @@
 namespace xlite::internal {
 
 void CheckFailed(const char* file, int line, const char* condition) {
-  std::fprintf(stderr, "%s:%d: internal check failed: %s\n", file, line,
-               condition);
+  std::fprintf(stderr, "%s:%d: internal check failed: %s\n", file, line, condition);
   std::abort();
 }
 

@@ -7,10 +7,9 @@ namespace xlite::internal {
 [[noreturn]] void CheckFailed(const char* file, int line, const char* condition);
 }  // namespace xlite::internal
 
-#define XLITE_CHECK(condition)                                          \
-  do {                                                                  \
-    if (!(condition))                                                   \
-      ::xlite::internal::CheckFailed(__FILE__, __LINE__, #condition);   \
+#define XLITE_CHECK(condition)                                                        \
+  do {                                                                                \
+    if (!(condition)) ::xlite::internal::CheckFailed(__FILE__, __LINE__, #condition); \
   } while (0)
 
 #endif  // XLITE_BASE_CHECK_H_

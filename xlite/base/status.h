@@ -10,10 +10,10 @@
 #define XLITE_CONCAT_INNER_(a, b) a##b
 #define XLITE_CONCAT_(a, b) XLITE_CONCAT_INNER_(a, b)
 
-#define XLITE_RETURN_IF_ERROR(expr)                 \
-  do {                                              \
-    ::absl::Status xlite_status_ = (expr);          \
-    if (!xlite_status_.ok()) return xlite_status_;  \
+#define XLITE_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::absl::Status xlite_status_ = (expr);         \
+    if (!xlite_status_.ok()) return xlite_status_; \
   } while (0)
 
 #define XLITE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \

@@ -13,7 +13,9 @@
 
 namespace xlite {
 
-inline absl::string_view AsAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+inline absl::string_view AsAbsl(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
+}
 
 // A Cat argument as absl::StrCat takes it: std::string_view converted,
 // everything else (strings, C strings, numbers, absl views) unchanged.

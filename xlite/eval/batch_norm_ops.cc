@@ -57,8 +57,7 @@ absl::StatusOr<Features> CheckBatchNorm(const HloInstruction& inst, Operands ope
     int64_t want = k == 0 ? f.elements : f.count;
     if (!results[k].shape().IsArray() || !IsFloat(results[k].shape().element_type()) ||
         results[k].element_count() != want) {
-      return InvalidArgument("batch norm result ", k, " has shape ",
-                             results[k].shape().ToString());
+      return InvalidArgument("batch norm result ", k, " has shape ", results[k].shape().ToString());
     }
   }
   return f;
@@ -80,8 +79,8 @@ void Normalize(const Features& f, const Literal& x, const std::vector<double>& s
                const std::vector<double>& var, Literal& out) {
   for (int64_t i = 0; i < f.elements; ++i) {
     int64_t c = f.Of(i);
-    out.SetDouble(i, (x.GetDouble(i) - mean[c]) / std::sqrt(var[c] + f.epsilon) * scale[c] +
-                         offset[c]);
+    out.SetDouble(
+        i, (x.GetDouble(i) - mean[c]) / std::sqrt(var[c] + f.epsilon) * scale[c] + offset[c]);
   }
 }
 
@@ -118,8 +117,7 @@ absl::StatusOr<Literal> BatchNormInference(const HloInstruction& inst, Operands 
 // With xc = x - mean and r = 1 / sqrt(var + epsilon), per feature:
 //   grad_offset = sum(dy), grad_scale = sum(dy * xc) * r,
 //   grad_x = scale * r / N * (N * dy - sum(dy) - xc * sum(dy * xc) / (var + epsilon)).
-absl::StatusOr<Literal> BatchNormGrad(const HloInstruction& inst, Operands operands,
-                                      EvalContext&) {
+absl::StatusOr<Literal> BatchNormGrad(const HloInstruction& inst, Operands operands, EvalContext&) {
   std::vector<Literal> results = MakeResultArrays(inst.shape());
   if (results.size() != 3) return InvalidArgument("batch-norm-grad returns 3 arrays");
   const Literal& x = *operands[0];

@@ -45,8 +45,8 @@ class BatchNorm : public ::testing::Test {
     const std::vector<double>& want = goldens_.at(name);
     ASSERT_EQ(got.size(), want.size()) << name;
     for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_NEAR(got[i], want[i], 1e-5 * std::max(1.0, std::fabs(want[i]))) << name << "[" << i
-                                                                              << "]";
+      EXPECT_NEAR(got[i], want[i], 1e-5 * std::max(1.0, std::fabs(want[i])))
+          << name << "[" << i << "]";
     }
   }
   std::map<std::string, std::vector<double>> goldens_;
@@ -88,7 +88,8 @@ ENTRY e {
 }
 
 TEST_F(BatchNorm, Grad) {
-  auto r = EvaluateText(R"(
+  auto r = EvaluateText(
+      R"(
 HloModule m
 ENTRY e {
   x = f32[3,2,2] parameter(0)
@@ -98,9 +99,8 @@ ENTRY e {
   dy = f32[3,2,2] parameter(4)
   ROOT t = (f32[3,2,2], f32[3], f32[3]) batch-norm-grad(x, s, m, v, dy), epsilon=0.001, feature_index=0
 })",
-                        {Arg("f32[3,2,2]", "grad.x"), Arg("f32[3]", "grad.scale"),
-                         Arg("f32[3]", "grad.mean"), Arg("f32[3]", "grad.var"),
-                         Arg("f32[3,2,2]", "grad.dy")});
+      {Arg("f32[3,2,2]", "grad.x"), Arg("f32[3]", "grad.scale"), Arg("f32[3]", "grad.mean"),
+       Arg("f32[3]", "grad.var"), Arg("f32[3,2,2]", "grad.dy")});
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectNear(TupleDoubles(*r, 0), "grad.grad_x");
   ExpectNear(TupleDoubles(*r, 1), "grad.grad_scale");

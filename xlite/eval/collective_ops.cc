@@ -15,12 +15,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "xlite/analysis/reduction_kind.h"
-#include "xlite/inference/collective_groups.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/eval/element_types.h"
 #include "xlite/eval/op_handlers.h"
 #include "xlite/eval/reducer.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/module.h"
 #include "xlite/runtime/communicator.h"
@@ -50,11 +50,10 @@ absl::StatusOr<Devices> DevicesOf(const HloInstruction& inst, const EvalContext&
     d.replicas = std::max<int64_t>(config->replica_count, 1);
     d.partitions = std::max<int64_t>(config->num_partitions, 1);
   }
-  if (d.replica < 0 || d.replica >= d.replicas || d.partition < 0 ||
-      d.partition >= d.partitions) {
+  if (d.replica < 0 || d.replica >= d.replicas || d.partition < 0 || d.partition >= d.partitions) {
     return InvalidArgument("device (replica ", d.replica, ", partition ", d.partition,
-                           ") lies outside the module's ", d.replicas, " replicas x ",
-                           d.partitions, " partitions");
+                           ") lies outside the module's ", d.replicas, " replicas x ", d.partitions,
+                           " partitions");
   }
   return d;
 }
@@ -121,8 +120,8 @@ absl::StatusOr<Group> GroupOf(const HloInstruction& inst, const EvalContext& ctx
         break;
     }
   }
-  group.position = std::find(group.members.begin(), group.members.end(), d.self()) -
-                   group.members.begin();
+  group.position =
+      std::find(group.members.begin(), group.members.end(), d.self()) - group.members.begin();
   return group;
 }
 
@@ -139,8 +138,8 @@ absl::StatusOr<Communicator*> CommunicatorFor(EvalContext& ctx, int64_t devices)
 }
 
 // Every member's `value`, in group order.
-absl::StatusOr<Values> Exchange(const HloInstruction& inst, EvalContext& ctx,
-                                const Group& group, Literal value) {
+absl::StatusOr<Values> Exchange(const HloInstruction& inst, EvalContext& ctx, const Group& group,
+                                Literal value) {
   if (group.members.size() == 1) {
     auto one = std::make_shared<std::vector<Literal>>();
     one->push_back(std::move(value));
@@ -228,8 +227,8 @@ Literal BlockAlong(const Literal& l, int64_t dim, int64_t index, int64_t count) 
 
 absl::Status CheckSplit(const Literal& l, int64_t dim, int64_t count) {
   if (dim < 0 || dim >= l.shape().rank() || l.shape().dimensions(dim) % count != 0) {
-    return InvalidArgument("dimension ", dim, " of ", l.shape().ToString(),
-                           " does not split into ", count, " blocks");
+    return InvalidArgument("dimension ", dim, " of ", l.shape().ToString(), " does not split into ",
+                           count, " blocks");
   }
   return absl::OkStatus();
 }
@@ -237,8 +236,8 @@ absl::Status CheckSplit(const Literal& l, int64_t dim, int64_t count) {
 // --------------------------------------------------------------- reducing
 
 // acc = reducer(acc, x) element by element.
-absl::Status Combine(const HloComputation& reducer, std::optional<ReductionKind> kind,
-                     Literal& acc, const Literal& x, EvalContext& ctx) {
+absl::Status Combine(const HloComputation& reducer, std::optional<ReductionKind> kind, Literal& acc,
+                     const Literal& x, EvalContext& ctx) {
   if (acc.shape().element_type() != x.shape().element_type() ||
       acc.element_count() != x.element_count()) {
     return InvalidArgument("devices contributed ", acc.shape().ToString(), " and ",
@@ -248,9 +247,10 @@ absl::Status Combine(const HloComputation& reducer, std::optional<ReductionKind>
   // XLA's verifier lets a reducer take whole arrays, (T[n], T[n]) -> T[n]
   // (its own tests do); such a reducer combines two contributions at once.
   if (const Shape* param = WholeArrayReducerParameter(reducer)) {
-    if (!param->SameElementTypeAndDimensions(acc.shape()) || !param->SameElementTypeAndDimensions(x.shape())) {
-      return Unimplemented("reducer %", AsAbsl(reducer.name()), " over ",
-                           param->ToString(), " applied to ", acc.shape().ToString());
+    if (!param->SameElementTypeAndDimensions(acc.shape()) ||
+        !param->SameElementTypeAndDimensions(x.shape())) {
+      return Unimplemented("reducer %", AsAbsl(reducer.name()), " over ", param->ToString(),
+                           " applied to ", acc.shape().ToString());
     }
     const Literal* whole[] = {&acc, &x};
     XLITE_ASSIGN_OR_RETURN(Literal r, ctx.Call(reducer, whole));
@@ -276,8 +276,8 @@ absl::Status Combine(const HloComputation& reducer, std::optional<ReductionKind>
 
 // Reduces operand k of every member's packed value, in group order (so every
 // device computes bit-identical results).
-absl::StatusOr<Literal> ReduceMembers(const HloInstruction& inst, const Values& values,
-                                      size_t k, size_t count, EvalContext& ctx) {
+absl::StatusOr<Literal> ReduceMembers(const HloInstruction& inst, const Values& values, size_t k,
+                                      size_t count, EvalContext& ctx) {
   const HloComputation& reducer = *inst.to_apply();
   std::optional<ReductionKind> kind = MatchReductionKind(reducer);
   Literal acc = Part((*values)[0], k, count);
@@ -318,9 +318,8 @@ absl::StatusOr<Literal> AllReduceValue(const HloInstruction& inst, Operands oper
     if (native.has_value()) return *std::move(native);
   }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
-  return PerOperand(operands.size(), [&](size_t k) {
-    return ReduceMembers(inst, values, k, operands.size(), ctx);
-  });
+  return PerOperand(operands.size(),
+                    [&](size_t k) { return ReduceMembers(inst, values, k, operands.size(), ctx); });
 }
 
 // Older dumps write a one-operand all-reduce-start as (operand, result).
@@ -329,8 +328,7 @@ bool IsPairAllReduceStart(const HloInstruction& start) {
          start.shape().IsTuple() && start.shape().tuple_size() == 2;
 }
 
-absl::StatusOr<Literal> AllReduce(const HloInstruction& inst, Operands operands,
-                                  EvalContext& ctx) {
+absl::StatusOr<Literal> AllReduce(const HloInstruction& inst, Operands operands, EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(Literal result, AllReduceValue(inst, operands, ctx));
   if (!IsPairAllReduceStart(inst)) return result;
   std::vector<Literal> pair;
@@ -339,8 +337,7 @@ absl::StatusOr<Literal> AllReduce(const HloInstruction& inst, Operands operands,
   return Literal::Tuple(std::move(pair));
 }
 
-absl::StatusOr<Literal> AllReduceDone(const HloInstruction& inst, Operands operands,
-                                      EvalContext&) {
+absl::StatusOr<Literal> AllReduceDone(const HloInstruction& inst, Operands operands, EvalContext&) {
   if (IsPairAllReduceStart(*inst.operand(0))) return operands[0]->tuple_elements()[1];
   return *operands[0];
 }
@@ -373,8 +370,7 @@ absl::StatusOr<Literal> AllGatherValue(const HloInstruction& inst, Operands oper
   });
 }
 
-absl::StatusOr<Literal> AllGather(const HloInstruction& inst, Operands operands,
-                                  EvalContext& ctx) {
+absl::StatusOr<Literal> AllGather(const HloInstruction& inst, Operands operands, EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(Literal result, AllGatherValue(inst, operands, ctx));
   // all-gather-start: (operands, results), or the results alone in older dumps.
   if (inst.opcode() == O::kAllGather || !inst.shape().IsTuple()) return result;
@@ -399,10 +395,10 @@ absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst, Operands opera
   for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
   std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
   if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
-    XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
-                           comm->ReduceScatter(KeyOf(inst), group.members[group.position],
-                                               group.members, *kind,
-                                               BlocksAlong(*operands[0], dim, n)));
+    XLITE_ASSIGN_OR_RETURN(
+        std::optional<Literal> native,
+        comm->ReduceScatter(KeyOf(inst), group.members[group.position], group.members, *kind,
+                            BlocksAlong(*operands[0], dim, n)));
     if (native.has_value()) return *std::move(native);
   }
   XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
@@ -412,16 +408,17 @@ absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst, Operands opera
   });
 }
 
-absl::StatusOr<Literal> AllToAll(const HloInstruction& inst, Operands operands,
-                                 EvalContext& ctx) {
+absl::StatusOr<Literal> AllToAll(const HloInstruction& inst, Operands operands, EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
   int64_t n = static_cast<int64_t>(group.members.size());
   size_t count = operands.size();
   if (inst.dimensions().empty()) {
     // Tuple form: operand j goes to member j; result i comes from member i.
     if (static_cast<int64_t>(count) != n) {
-      return InvalidArgument("all-to-all without a split dimension needs one operand per "
-                             "group member: ", count, " operands, ", n, " members");
+      return InvalidArgument(
+          "all-to-all without a split dimension needs one operand per "
+          "group member: ",
+          count, " operands, ", n, " members");
     }
     XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
     std::vector<Literal> results;
@@ -433,8 +430,8 @@ absl::StatusOr<Literal> AllToAll(const HloInstruction& inst, Operands operands,
   for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
   if (Communicator* comm = NativeCommunicator(group, operands, ctx)) {
     XLITE_ASSIGN_OR_RETURN(std::optional<std::vector<Literal>> native,
-                           comm->AllToAll(KeyOf(inst), group.members[group.position],
-                                          group.members, BlocksAlong(*operands[0], dim, n)));
+                           comm->AllToAll(KeyOf(inst), group.members[group.position], group.members,
+                                          BlocksAlong(*operands[0], dim, n)));
     if (native.has_value()) {
       std::vector<const Literal*> parts;
       for (const Literal& b : *native) parts.push_back(&b);
@@ -570,8 +567,8 @@ absl::StatusOr<Literal> CollectivePermute(const HloInstruction& inst, Operands o
   XLITE_RETURN_IF_ERROR(CheckPairs(attrs.source_target_pairs, space));
   Literal input = Pack(operands);
   Shape result_shape = input.shape();
-  XLITE_ASSIGN_OR_RETURN(Literal result, PointToPoint(KeyOf(inst), attrs.source_target_pairs,
-                                                      space, &input, result_shape, ctx));
+  XLITE_ASSIGN_OR_RETURN(Literal result, PointToPoint(KeyOf(inst), attrs.source_target_pairs, space,
+                                                      &input, result_shape, ctx));
   const Shape& shape = inst.shape();
   if (inst.opcode() == O::kCollectivePermute || !shape.IsTuple()) return result;
   // collective-permute-start: (input, output, contexts...).
@@ -654,8 +651,7 @@ absl::StatusOr<Literal> Send(const HloInstruction& inst, Operands operands, Eval
   for (const auto& [s, t] : route.second) {
     if (s != space.mine()) continue;
     XLITE_ASSIGN_OR_RETURN(Communicator * comm, CommunicatorFor(ctx, 2));
-    XLITE_RETURN_IF_ERROR(
-        comm->Send(route.first, space.Global(s), space.Global(t), *operands[0]));
+    XLITE_RETURN_IF_ERROR(comm->Send(route.first, space.Global(s), space.Global(t), *operands[0]));
   }
   return TransferTuple(*operands[0], 2);
 }
@@ -674,13 +670,12 @@ absl::StatusOr<Literal> Recv(const HloInstruction& inst, Operands, EvalContext& 
   return Literal(inst.shape());
 }
 
-absl::StatusOr<Literal> RecvDone(const HloInstruction& inst, Operands operands,
-                                 EvalContext& ctx) {
+absl::StatusOr<Literal> RecvDone(const HloInstruction& inst, Operands operands, EvalContext& ctx) {
   XLITE_ASSIGN_OR_RETURN(PairSpace space, TransferSpace(inst, ctx));
   XLITE_ASSIGN_OR_RETURN(auto route, TransferRoute(inst, space));
   const Shape& data_shape = operands[0]->shape().tuple_shapes(0);
-  XLITE_ASSIGN_OR_RETURN(Literal data, PointToPoint(route.first, route.second, space, nullptr,
-                                                    data_shape, ctx));
+  XLITE_ASSIGN_OR_RETURN(Literal data,
+                         PointToPoint(route.first, route.second, space, nullptr, data_shape, ctx));
   return TransferTuple(std::move(data), 1);
 }
 

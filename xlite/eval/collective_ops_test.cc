@@ -14,8 +14,8 @@ namespace xlite::eval {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::EvaluateText;
+using ::testing::HasSubstr;
 using testing::MakeLiteral;
 using testing::ToDoubles;
 
@@ -51,7 +51,7 @@ std::vector<std::vector<double>> AllFlat(const std::vector<Literal>& results) {
 
 // Other helpers write the arithmetic ops; a test that needs one skips until
 // it lands.
-#define SKIP_IF_NO_RULE(status)                                                  \
+#define SKIP_IF_NO_RULE(status)                                                   \
   if (!(status).ok() && absl::StrContains((status).message(), "has no rule for")) \
   GTEST_SKIP() << (status).message()
 
@@ -85,13 +85,15 @@ TEST(CollectiveOps, AllReduceOddGroupsOn2And4And8) {
   // 2 replicas, empty groups = everyone: 0 + 1.
   auto r2 = RunOnAll(Module("replica_count=2", R"(
   p = f32[2] parameter(0)
-  ROOT r = f32[2] all-reduce(p), replica_groups={}, to_apply=add)"), squares);
+  ROOT r = f32[2] all-reduce(p), replica_groups={}, to_apply=add)"),
+                     squares);
   ASSERT_TRUE(r2.ok()) << r2.status();
   EXPECT_THAT(AllFlat(*r2), ElementsAre(ElementsAre(1, 2), ElementsAre(1, 2)));
   // {{0,3},{1,2}}: 0+9 and 1+4.
   auto r4 = RunOnAll(Module("replica_count=4", R"(
   p = f32[2] parameter(0)
-  ROOT r = f32[2] all-reduce(p), replica_groups={{0,3},{1,2}}, to_apply=add)"), squares);
+  ROOT r = f32[2] all-reduce(p), replica_groups={{0,3},{1,2}}, to_apply=add)"),
+                     squares);
   ASSERT_TRUE(r4.ok()) << r4.status();
   EXPECT_THAT(AllFlat(*r4), ElementsAre(ElementsAre(9, 2), ElementsAre(5, 2), ElementsAre(5, 2),
                                         ElementsAre(9, 2)));
@@ -99,7 +101,8 @@ TEST(CollectiveOps, AllReduceOddGroupsOn2And4And8) {
   // the ids with id % 2 == i: {0,2,4,6} (0+4+16+36=56), {1,3,5,7} (1+9+25+49=84).
   auto r8 = RunOnAll(Module("replica_count=8", R"(
   p = f32[2] parameter(0)
-  ROOT r = f32[2] all-reduce(p), replica_groups=[2,4]<=[4,2]T(1,0), to_apply=add)"), squares);
+  ROOT r = f32[2] all-reduce(p), replica_groups=[2,4]<=[4,2]T(1,0), to_apply=add)"),
+                     squares);
   ASSERT_TRUE(r8.ok()) << r8.status();
   for (int64_t d = 0; d < 8; ++d) {
     EXPECT_THAT(Flat((*r8)[d]), ElementsAre(d % 2 == 0 ? 56 : 84, 4)) << "device " << d;
@@ -120,7 +123,8 @@ TEST(CollectiveOps, AllReduceGroupsOfOneAreIdentity) {
 
 // Device d = replica * 2 + partition contributes d*d.
 TEST(CollectiveOps, GroupModes) {
-  auto squares = ScalarPerDevice("f32[]", [](int64_t d) { return std::vector<double>{double(d * d)}; });
+  auto squares =
+      ScalarPerDevice("f32[]", [](int64_t d) { return std::vector<double>{double(d * d)}; });
   struct Case {
     const char* attrs;
     std::vector<double> expected;
@@ -135,10 +139,11 @@ TEST(CollectiveOps, GroupModes) {
       {"channel_id=1, replica_groups={{0,3},{1,2}}, use_global_device_ids=true", {9, 5, 5, 9}},
   };
   for (const Case& c : cases) {
-    auto r = RunOnAll(Module("replica_count=2, num_partitions=2",
-                             absl::StrCat("  p = f32[] parameter(0)\n  ROOT r = f32[] all-reduce(p), ",
-                                          c.attrs, ", to_apply=add")),
-                      squares);
+    auto r =
+        RunOnAll(Module("replica_count=2, num_partitions=2",
+                        absl::StrCat("  p = f32[] parameter(0)\n  ROOT r = f32[] all-reduce(p), ",
+                                     c.attrs, ", to_apply=add")),
+                 squares);
     ASSERT_TRUE(r.ok()) << c.attrs << ": " << r.status();
     std::vector<double> got;
     for (const Literal& l : *r) got.push_back(l.GetDouble(0));
@@ -157,7 +162,8 @@ TEST(CollectiveOps, AllReduceTupleFormAndAsync) {
   p = f32[2] parameter(0)
   q = f32[] parameter(1)
   s = (f32[2], f32[]) all-reduce-start(p, q), replica_groups={{0,1,2},{3}}, to_apply=add
-  ROOT d = (f32[2], f32[]) all-reduce-done(s))"), args);
+  ROOT d = (f32[2], f32[]) all-reduce-done(s))"),
+                    args);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(3, 3, 30), ElementsAre(3, 3, 30),
                                        ElementsAre(3, 3, 30), ElementsAre(3, 1, 30)));
@@ -166,7 +172,8 @@ TEST(CollectiveOps, AllReduceTupleFormAndAsync) {
 TEST(CollectiveOps, ReducerIsCalledInGroupOrder) {
   // A reducer that keeps its second argument leaves the last member's
   // value; it takes the general (called) path, not the fast one.
-  auto r = RunOnAll(R"(HloModule m, replica_count=4
+  auto r = RunOnAll(
+      R"(HloModule m, replica_count=4
 last {
   a = s32[] parameter(0)
   ROOT b = s32[] parameter(1)
@@ -174,10 +181,11 @@ last {
 ENTRY e {
   p = s32[] parameter(0)
   ROOT r = s32[] all-reduce(p), replica_groups={{2,0},{1,3}}, to_apply=last
-})", ScalarPerDevice("s32[]", [](int64_t d) { return std::vector<double>{double(100 + d)}; }));
+})",
+      ScalarPerDevice("s32[]", [](int64_t d) { return std::vector<double>{double(100 + d)}; }));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(100), ElementsAre(103), ElementsAre(100),
-                                       ElementsAre(103)));
+  EXPECT_THAT(AllFlat(*r),
+              ElementsAre(ElementsAre(100), ElementsAre(103), ElementsAre(100), ElementsAre(103)));
 }
 
 TEST(CollectiveOps, ArrayReducerCombinesWholeContributions) {
@@ -196,8 +204,8 @@ ENTRY e {
 })";
   auto args = [](int64_t d) {
     std::vector<Literal> a;
-    a.push_back(MakeLiteral("s32[2]", d == 0 ? std::vector<double>{10, 20}
-                                             : std::vector<double>{1, 2}));
+    a.push_back(
+        MakeLiteral("s32[2]", d == 0 ? std::vector<double>{10, 20} : std::vector<double>{1, 2}));
     return a;
   };
   auto r = RunOnAll(text, args);
@@ -205,9 +213,9 @@ ENTRY e {
   EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(9, 18), ElementsAre(9, 18)));
 
   // A reducer over another array shape is refused, not misread.
-  std::string other = absl::StrReplaceAll(text, {{"a = s32[2]", "a = s32[3]"},
-                                                 {"b = s32[2]", "b = s32[3]"},
-                                                 {"d = s32[2]", "d = s32[3]"}});
+  std::string other = absl::StrReplaceAll(
+      text,
+      {{"a = s32[2]", "a = s32[3]"}, {"b = s32[2]", "b = s32[3]"}, {"d = s32[2]", "d = s32[3]"}});
   auto bad = RunOnAll(other, args);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("not supported yet: reducer %sub over s32[3]"));
@@ -217,12 +225,11 @@ TEST(CollectiveOps, FloatSumIsBitIdenticalInGroupOrder) {
   // f32: 1e8 + 1 rounds back to 1e8, so the order of the group matters:
   // {0,2,1,3} sums 1e8 - 1e8 + 1 + 1 = 2 on every device.
   const double values[] = {1e8, 1, -1e8, 1};
-  auto r = RunOnAll(Module("replica_count=4", R"(
+  auto r =
+      RunOnAll(Module("replica_count=4", R"(
   p = f32[] parameter(0)
   ROOT r = f32[] all-reduce(p), replica_groups={{0,2,1,3}}, to_apply=add)"),
-                    ScalarPerDevice("f32[]", [&](int64_t d) {
-                      return std::vector<double>{values[d]};
-                    }));
+               ScalarPerDevice("f32[]", [&](int64_t d) { return std::vector<double>{values[d]}; }));
   ASSERT_TRUE(r.ok()) << r.status();
   for (const Literal& l : *r) EXPECT_EQ(l.GetDouble(0), 2);
   for (const Literal& l : *r) EXPECT_TRUE(l == (*r)[0]);
@@ -234,17 +241,15 @@ TEST(CollectiveOps, FastReducersOnIntegersAndPred) {
     const char* type;
     std::vector<double> expected;  // from inputs d+1 (pred: d % 2)
   };
-  const Case cases[] = {{"maximum", "s32", {4}}, {"minimum", "s32", {1}},
-                        {"multiply", "s32", {24}}, {"add", "u8", {10}},
-                        {"and", "pred", {0}}, {"or", "pred", {1}},
-                        {"and", "s32", {0}}, {"or", "s32", {7}}};
+  const Case cases[] = {{"maximum", "s32", {4}}, {"minimum", "s32", {1}}, {"multiply", "s32", {24}},
+                        {"add", "u8", {10}},     {"and", "pred", {0}},    {"or", "pred", {1}},
+                        {"and", "s32", {0}},     {"or", "s32", {7}}};
   for (const Case& c : cases) {
-    std::string text = absl::StrCat("HloModule m, replica_count=4\nred {\n  a = ", c.type,
-                                    "[] parameter(0)\n  b = ", c.type, "[] parameter(1)\n",
-                                    "  ROOT r = ", c.type, "[] ", c.op, "(b, a)\n}\n",
-                                    "ENTRY e {\n  p = ", c.type, "[] parameter(0)\n",
-                                    "  ROOT r = ", c.type,
-                                    "[] all-reduce(p), replica_groups={}, to_apply=red\n}\n");
+    std::string text = absl::StrCat(
+        "HloModule m, replica_count=4\nred {\n  a = ", c.type, "[] parameter(0)\n  b = ", c.type,
+        "[] parameter(1)\n", "  ROOT r = ", c.type, "[] ", c.op, "(b, a)\n}\n",
+        "ENTRY e {\n  p = ", c.type, "[] parameter(0)\n", "  ROOT r = ", c.type,
+        "[] all-reduce(p), replica_groups={}, to_apply=red\n}\n");
     bool pred = std::string(c.type) == "pred";
     auto r = RunOnAll(text, ScalarPerDevice(absl::StrCat(c.type, "[]"), [&](int64_t d) {
                         return std::vector<double>{pred ? double(d % 2) : double(d + 1)};
@@ -270,7 +275,8 @@ ENTRY e {
   g0 = s32[2,2] all-gather(p), replica_groups={{0,3},{1,2}}, dimensions={0}
   g1 = (s32[2,2], s32[1,4]) all-gather(q, p), replica_groups={{3,0},{1,2}}, dimensions={1}
   ROOT t = (s32[2,2], (s32[2,2], s32[1,4])) tuple(g0, g1)
-})", args);
+})",
+                    args);
   ASSERT_TRUE(r.ok()) << r.status();
   auto flat = AllFlat(*r);
   // Device 0: g0 = [[0,0],[3,30]]; g1 (order 3,0) = [[3,0],[103,100]] and
@@ -284,12 +290,14 @@ ENTRY e {
 TEST(CollectiveOps, AllGatherAsyncOn8GlobalIds) {
   // 2 replicas x 4 partitions; global groups [2,4]<=[4,2]T(1,0) = {0,2,4,6},
   // {1,3,5,7}.
-  auto r = RunOnAll(R"(HloModule m, replica_count=2, num_partitions=4
+  auto r =
+      RunOnAll(R"(HloModule m, replica_count=2, num_partitions=4
 ENTRY e {
   x = u32[1] parameter(0)
   s = (u32[1], u32[4]) all-gather-start(x), channel_id=7, replica_groups=[2,4]<=[4,2]T(1,0), use_global_device_ids=true, dimensions={0}
   ROOT d = u32[4] all-gather-done(s)
-})", ScalarPerDevice("u32[1]", [](int64_t d) { return std::vector<double>{double(d)}; }));
+})",
+               ScalarPerDevice("u32[1]", [](int64_t d) { return std::vector<double>{double(d)}; }));
   ASSERT_TRUE(r.ok()) << r.status();
   for (int64_t d = 0; d < 8; ++d) {
     if (d % 2 == 0) {
@@ -316,13 +324,13 @@ TEST(CollectiveOps, ReduceScatterKeepsTheMembersShard) {
   EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(8, 10), ElementsAre(4, 6)));
   // 8 devices, groups {0,2,4,6}, {1,3,5,7}; input [d, d+1, d+2, d+3]:
   // sums [12,16,20,24] and [16,20,24,28], one element per member.
-  auto r8 = RunOnAll(Module("replica_count=8", R"(
+  auto r8 =
+      RunOnAll(Module("replica_count=8", R"(
   p = f32[4] parameter(0)
   ROOT r = f32[1] reduce-scatter(p), replica_groups=[2,4]<=[4,2]T(1,0), dimensions={0}, to_apply=add)"),
-                     ScalarPerDevice("f32[4]", [](int64_t d) {
-                       return std::vector<double>{double(d), double(d + 1), double(d + 2),
-                                                  double(d + 3)};
-                     }));
+               ScalarPerDevice("f32[4]", [](int64_t d) {
+                 return std::vector<double>{double(d), double(d + 1), double(d + 2), double(d + 3)};
+               }));
   ASSERT_TRUE(r8.ok()) << r8.status();
   const double expected[] = {12, 16, 16, 20, 20, 24, 24, 28};
   for (int64_t d = 0; d < 8; ++d) EXPECT_THAT(Flat((*r8)[d]), ElementsAre(expected[d])) << d;
@@ -335,7 +343,8 @@ TEST(CollectiveOps, AllToAllArrayForm) {
 ENTRY e {
   p = s32[4] parameter(0)
   ROOT r = s32[4] all-to-all(p), replica_groups={}, dimensions={0}
-})", ScalarPerDevice("s32[4]", [](int64_t d) {
+})",
+                    ScalarPerDevice("s32[4]", [](int64_t d) {
                       return std::vector<double>{double(10 * d), double(10 * d + 1),
                                                  double(10 * d + 2), double(10 * d + 3)};
                     }));
@@ -346,7 +355,8 @@ ENTRY e {
 ENTRY e {
   p = s32[1,2] parameter(0)
   ROOT r = s32[1,2] all-to-all(p), replica_groups={{0,3},{1,2}}, dimensions={1}
-})", ScalarPerDevice("s32[1,2]", [](int64_t d) {
+})",
+                     ScalarPerDevice("s32[1,2]", [](int64_t d) {
                        return std::vector<double>{double(10 * d), double(10 * d + 1)};
                      }));
   ASSERT_TRUE(r4.ok()) << r4.status();
@@ -367,10 +377,11 @@ ENTRY e {
   a = s32[1] parameter(0)
   b = s32[1] parameter(1)
   ROOT r = (s32[1], s32[1]) all-to-all(a, b), channel_id=3, replica_groups={{0,1}}
-})", args);
+})",
+                    args);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(0, 10), ElementsAre(1, 11),
-                                       ElementsAre(20, 30), ElementsAre(21, 31)));
+  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(0, 10), ElementsAre(1, 11), ElementsAre(20, 30),
+                                       ElementsAre(21, 31)));
 }
 
 TEST(CollectiveOps, RaggedAllToAll) {
@@ -379,17 +390,17 @@ TEST(CollectiveOps, RaggedAllToAll) {
   // (at row 3).
   auto args = [](int64_t d) {
     std::vector<Literal> a;
-    a.push_back(MakeLiteral("f32[4]", {double(10 * d), double(10 * d + 1), double(10 * d + 2),
-                                       double(10 * d + 3)}));
+    a.push_back(MakeLiteral(
+        "f32[4]", {double(10 * d), double(10 * d + 1), double(10 * d + 2), double(10 * d + 3)}));
     a.push_back(MakeLiteral("f32[5]", {-1, -1, -1, -1, -1}));
-    a.push_back(MakeLiteral("s64[2]", d == 0 ? std::vector<double>{0, 1}
-                                             : std::vector<double>{0, 2}));
-    a.push_back(MakeLiteral("s64[2]", d == 0 ? std::vector<double>{1, 3}
-                                             : std::vector<double>{2, 2}));
-    a.push_back(MakeLiteral("s64[2]", d == 0 ? std::vector<double>{0, 0}
-                                             : std::vector<double>{1, 3}));
-    a.push_back(MakeLiteral("s64[2]", d == 0 ? std::vector<double>{1, 2}
-                                             : std::vector<double>{3, 2}));
+    a.push_back(
+        MakeLiteral("s64[2]", d == 0 ? std::vector<double>{0, 1} : std::vector<double>{0, 2}));
+    a.push_back(
+        MakeLiteral("s64[2]", d == 0 ? std::vector<double>{1, 3} : std::vector<double>{2, 2}));
+    a.push_back(
+        MakeLiteral("s64[2]", d == 0 ? std::vector<double>{0, 0} : std::vector<double>{1, 3}));
+    a.push_back(
+        MakeLiteral("s64[2]", d == 0 ? std::vector<double>{1, 2} : std::vector<double>{3, 2}));
     return a;
   };
   auto r = RunOnAll(R"(HloModule m, replica_count=2
@@ -401,23 +412,26 @@ ENTRY e {
   oo = s64[2] parameter(4)
   rs = s64[2] parameter(5)
   ROOT r = f32[5] ragged-all-to-all(in, out, io, ss, oo, rs), replica_groups={{0,1}}
-})", args);
+})",
+                    args);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(0, 10, 11, -1, -1),
-                                       ElementsAre(1, 2, 3, 12, 13)));
+  EXPECT_THAT(AllFlat(*r),
+              ElementsAre(ElementsAre(0, 10, 11, -1, -1), ElementsAre(1, 2, 3, 12, 13)));
 }
 
 // ---------------------------------------------- permute, broadcast, p2p
 
 TEST(CollectiveOps, CollectivePermuteWithMissingSource) {
-  auto r = RunOnAll(R"(HloModule m, replica_count=4
+  auto r = RunOnAll(
+      R"(HloModule m, replica_count=4
 ENTRY e {
   p = f32[1] parameter(0)
   ROOT r = f32[1] collective-permute(p), source_target_pairs={{0,1},{1,2},{2,0}}
-})", ScalarPerDevice("f32[1]", [](int64_t d) { return std::vector<double>{double(d + 1)}; }));
+})",
+      ScalarPerDevice("f32[1]", [](int64_t d) { return std::vector<double>{double(d + 1)}; }));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(3), ElementsAre(1), ElementsAre(2),
-                                       ElementsAre(0)));
+  EXPECT_THAT(AllFlat(*r),
+              ElementsAre(ElementsAre(3), ElementsAre(1), ElementsAre(2), ElementsAre(0)));
 }
 
 TEST(CollectiveOps, CollectivePermuteAsyncCrossPartitionTuple) {
@@ -434,7 +448,8 @@ ENTRY e {
   q = s32[] parameter(1)
   s = ((f32[1], s32[]), (f32[1], s32[]), u32[], u32[]) collective-permute-start(p, q), channel_id=2, source_target_pairs={{0,1}}
   ROOT d = (f32[1], s32[]) collective-permute-done(s)
-})", args);
+})",
+                    args);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(0, 0), ElementsAre(1, 0), ElementsAre(0, 0),
                                        ElementsAre(3, -2)));
@@ -452,12 +467,12 @@ ENTRY e {
   cross_replica.replace(cross_replica.find("%s"), 2, "");
   auto rp = RunOnAll(cross_partition, ids);
   ASSERT_TRUE(rp.ok()) << rp.status();
-  EXPECT_THAT(AllFlat(*rp), ElementsAre(ElementsAre(1), ElementsAre(1), ElementsAre(3),
-                                        ElementsAre(3)));
+  EXPECT_THAT(AllFlat(*rp),
+              ElementsAre(ElementsAre(1), ElementsAre(1), ElementsAre(3), ElementsAre(3)));
   auto rr = RunOnAll(cross_replica, ids);
   ASSERT_TRUE(rr.ok()) << rr.status();
-  EXPECT_THAT(AllFlat(*rr), ElementsAre(ElementsAre(2), ElementsAre(3), ElementsAre(2),
-                                        ElementsAre(3)));
+  EXPECT_THAT(AllFlat(*rr),
+              ElementsAre(ElementsAre(2), ElementsAre(3), ElementsAre(2), ElementsAre(3)));
 }
 
 // Each device posts its receive first, then sends: sends never wait.
@@ -473,8 +488,9 @@ ENTRY e {
 })";
 
 std::vector<Literal> TwoValues(int64_t device) {
-  return ScalarPerDevice("f32[2]", [](int64_t d) { return std::vector<double>{double(d), 7}; })(
-      device);
+  return ScalarPerDevice("f32[2]", [](int64_t d) {
+    return std::vector<double>{double(d), 7};
+  })(device);
 }
 
 // `r` failed with "not supported yet: ...<what>...".
@@ -493,7 +509,8 @@ TEST(CollectiveOps, SendRecvBetweenTwoPartitions) {
 
 TEST(CollectiveOps, SendRecvPairsAttributeInALoopOrder) {
   // A chain 0->1->2->3 over partitions; partition 0 receives nothing (zeros).
-  auto r = RunOnAll(R"(HloModule m, num_partitions=4
+  auto r = RunOnAll(
+      R"(HloModule m, num_partitions=4
 ENTRY e {
   x = s32[] parameter(0)
   tok = token[] after-all()
@@ -502,10 +519,11 @@ ENTRY e {
   rvd = (s32[], token[]) recv-done(rv), channel_id=1
   sdd = token[] send-done(sd), channel_id=1
   ROOT v = s32[] get-tuple-element(rvd), index=0
-})", ScalarPerDevice("s32[]", [](int64_t d) { return std::vector<double>{double(100 + d)}; }));
+})",
+      ScalarPerDevice("s32[]", [](int64_t d) { return std::vector<double>{double(100 + d)}; }));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(AllFlat(*r), ElementsAre(ElementsAre(0), ElementsAre(100), ElementsAre(101),
-                                       ElementsAre(102)));
+  EXPECT_THAT(AllFlat(*r),
+              ElementsAre(ElementsAre(0), ElementsAre(100), ElementsAre(101), ElementsAre(102)));
 }
 
 TEST(CollectiveOps, HostTransferIsUnimplemented) {
@@ -515,7 +533,8 @@ ENTRY e {
   tok = token[] after-all()
   sd = (s32[], u32[], token[]) send(x, tok), channel_id=1, is_host_transfer=true
   ROOT sdd = token[] send-done(sd), channel_id=1, is_host_transfer=true
-})", {MakeLiteral("s32[]", {1})});
+})",
+                        {MakeLiteral("s32[]", {1})});
   ExpectNotSupported(r, "host transfer");
 }
 
@@ -540,7 +559,8 @@ ENTRY e {
   at = (s32[]) tuple(zero)
   ROOT cp = f32[4] collective-permute(in, out, at, at), source_target_pairs={{0,1},{1,0}},
     slice_sizes={{2}}
-})", TwoValues);
+})",
+                    TwoValues);
   ExpectNotSupported(r, "in-place collective-permute");
 }
 
@@ -614,7 +634,8 @@ ENTRY e {
   i = s32[] parameter(0)
   v = f32[] parameter(1)
   ROOT c = f32[] conditional(i, v, v), branch_computations={with_ar, without_ar}
-})"), args);
+})"),
+                    args);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("device 1 finished without joining it"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
@@ -627,7 +648,8 @@ ENTRY e {
   i = s32[] convert(p)
   v = f32[] parameter(0)
   ROOT c = f32[] conditional(i, v, v), branch_computations={with_ar, without_ar}
-})"), ScalarPerDevice("f32[]", [](int64_t) { return std::vector<double>{1}; }));
+})"),
+                    ScalarPerDevice("f32[]", [](int64_t) { return std::vector<double>{1}; }));
   SKIP_IF_NO_RULE(r.status());
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("device 1 finished without joining it"));
@@ -648,12 +670,13 @@ ENTRY e {
   i = s32[] parameter(0)
   v = f32[] parameter(1)
   ROOT c = f32[] conditional(i, v, v), branch_computations={b0, b1}
-})"), [](int64_t d) {
-    std::vector<Literal> a;
-    a.push_back(MakeLiteral("s32[]", {double(d)}));
-    a.push_back(MakeLiteral("f32[]", {1}));
-    return a;
-  });
+})"),
+                    [](int64_t d) {
+                      std::vector<Literal> a;
+                      a.push_back(MakeLiteral("s32[]", {double(d)}));
+                      a.push_back(MakeLiteral("f32[]", {1}));
+                      return a;
+                    });
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("deadlock"));
   EXPECT_THAT(r.status().message(), HasSubstr("all-reduce %r1"));
@@ -686,7 +709,8 @@ ENTRY e {
   lo = f32[2] slice(x), slice={[0:2]}
   hi = f32[2] slice(x), slice={[2:4]}
   ROOT s = f32[2] add(lo, hi)
-})", {x});
+})",
+                               {x});
   SKIP_IF_NO_RULE(original.status());
   ASSERT_TRUE(original.ok()) << original.status();
   auto spmd = RunOnAll(Module("num_partitions=2", R"(

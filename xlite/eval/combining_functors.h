@@ -32,20 +32,32 @@ T WrapMul(T a, T b) {
 // pred arithmetic behaves like int8(a) OP int8(b) != 0, as in XLA.
 struct Add {
   template <Pred T>
-  bool operator()(T a, T b) const { return a || b; }
+  bool operator()(T a, T b) const {
+    return a || b;
+  }
   template <Int T>
-  T operator()(T a, T b) const { return WrapAdd(a, b); }
+  T operator()(T a, T b) const {
+    return WrapAdd(a, b);
+  }
   template <RealOrCplx T>
-  T operator()(T a, T b) const { return a + b; }
+  T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 
 struct Multiply {
   template <Pred T>
-  bool operator()(T a, T b) const { return a && b; }
+  bool operator()(T a, T b) const {
+    return a && b;
+  }
   template <Int T>
-  T operator()(T a, T b) const { return WrapMul(a, b); }
+  T operator()(T a, T b) const {
+    return WrapMul(a, b);
+  }
   template <RealOrCplx T>
-  T operator()(T a, T b) const { return a * b; }
+  T operator()(T a, T b) const {
+    return a * b;
+  }
 };
 
 // maximum (kMax) and minimum: pred as or/and; floats propagate NaN; equal
@@ -53,10 +65,11 @@ struct Multiply {
 template <bool kMax>
 struct Extremum {
   template <Pred T>
-  bool operator()(T a, T b) const { return kMax ? (a || b) : (a && b); }
+  bool operator()(T a, T b) const {
+    return kMax ? (a || b) : (a && b);
+  }
   template <typename T>
-    requires Int<T> || Real<T>
-  T operator()(T a, T b) const {
+  requires Int<T> || Real<T> T operator()(T a, T b) const {
     if constexpr (Real<T>) {
       if (std::isnan(a)) return a;
       if (std::isnan(b)) return b;
@@ -69,21 +82,33 @@ using Minimum = Extremum<false>;
 
 struct And {
   template <Pred T>
-  bool operator()(T a, T b) const { return a && b; }
+  bool operator()(T a, T b) const {
+    return a && b;
+  }
   template <Int T>
-  T operator()(T a, T b) const { return static_cast<T>(a & b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a & b);
+  }
 };
 struct Or {
   template <Pred T>
-  bool operator()(T a, T b) const { return a || b; }
+  bool operator()(T a, T b) const {
+    return a || b;
+  }
   template <Int T>
-  T operator()(T a, T b) const { return static_cast<T>(a | b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a | b);
+  }
 };
 struct Xor {
   template <Pred T>
-  bool operator()(T a, T b) const { return a != b; }
+  bool operator()(T a, T b) const {
+    return a != b;
+  }
   template <Int T>
-  T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a ^ b);
+  }
 };
 
 // Calls fn(functor) with the kernel of `kind` (the one mapping from the IR's
@@ -91,13 +116,20 @@ struct Xor {
 template <typename Fn>
 decltype(auto) WithCombiningFunctor(ReductionKind kind, Fn&& fn) {
   switch (kind) {
-    case ReductionKind::kAdd: return fn(Add{});
-    case ReductionKind::kMultiply: return fn(Multiply{});
-    case ReductionKind::kMaximum: return fn(Maximum{});
-    case ReductionKind::kMinimum: return fn(Minimum{});
-    case ReductionKind::kAnd: return fn(And{});
-    case ReductionKind::kOr: return fn(Or{});
-    case ReductionKind::kXor: return fn(Xor{});
+    case ReductionKind::kAdd:
+      return fn(Add{});
+    case ReductionKind::kMultiply:
+      return fn(Multiply{});
+    case ReductionKind::kMaximum:
+      return fn(Maximum{});
+    case ReductionKind::kMinimum:
+      return fn(Minimum{});
+    case ReductionKind::kAnd:
+      return fn(And{});
+    case ReductionKind::kOr:
+      return fn(Or{});
+    case ReductionKind::kXor:
+      return fn(Xor{});
   }
   return fn(Add{});
 }

@@ -13,8 +13,9 @@ using O = HloOpcode;
 
 absl::StatusOr<Literal> Constant(const HloInstruction& inst, Operands, EvalContext&) {
   if (inst.attrs<ConstantAttrs>().elided) {
-    return InvalidArgument("the constant's data is elided ({...}); fill it first "
-                           "(xlite run does so from --random's seed)");
+    return InvalidArgument(
+        "the constant's data is elided ({...}); fill it first "
+        "(xlite run does so from --random's seed)");
   }
   return inst.literal();
 }
@@ -93,8 +94,7 @@ absl::StatusOr<Literal> CopyStart(const HloInstruction& inst, Operands operands,
   return Literal::Tuple(std::move(elements));
 }
 
-absl::StatusOr<Literal> FirstTupleElement(const HloInstruction&, Operands operands,
-                                          EvalContext&) {
+absl::StatusOr<Literal> FirstTupleElement(const HloInstruction&, Operands operands, EvalContext&) {
   return operands[0]->tuple_elements()[0];
 }
 
@@ -109,8 +109,8 @@ absl::StatusOr<Literal> Token(const HloInstruction&, Operands, EvalContext&) {
 
 absl::StatusOr<Literal> DeviceId(const HloInstruction& inst, Operands, EvalContext& ctx) {
   Literal id(Shape::Scalar(PrimitiveType::U32));
-  id.SetInt64(0, inst.opcode() == O::kReplicaId ? ctx.options().replica_id
-                                                  : ctx.options().partition_id);
+  id.SetInt64(
+      0, inst.opcode() == O::kReplicaId ? ctx.options().replica_id : ctx.options().partition_id);
   return id;
 }
 

@@ -6,8 +6,8 @@ namespace xlite::eval {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::EvaluateText;
+using ::testing::HasSubstr;
 using testing::MakeLiteral;
 using testing::ToDoubles;
 
@@ -19,7 +19,8 @@ ENTRY e {
   b = s32[] constant(7)
   t = (s32[2], s32[]) tuple(a, b)
   ROOT g = s32[] get-tuple-element(t), index=1
-})", {MakeLiteral("s32[2]", {1, 2})});
+})",
+                        {MakeLiteral("s32[2]", {1, 2})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(7));
 }
@@ -52,7 +53,8 @@ ENTRY e {
   init = (pred[], s32[]) tuple(t, z)
   w = (pred[], s32[]) while(init), condition=cond, body=body
   ROOT r = s32[] get-tuple-element(w), index=1
-})", {});
+})",
+                        {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(10));
 }
@@ -109,7 +111,8 @@ ENTRY e {
   r = u32[] replica-id()
   p = u32[] partition-id()
   ROOT t = (u32[], u32[]) tuple(r, p)
-})", {}, options);
+})",
+                        {}, options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tuple_elements()[0].GetInt64(0), 3);
   EXPECT_EQ(r->tuple_elements()[1].GetInt64(0), 5);

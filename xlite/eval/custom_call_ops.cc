@@ -21,8 +21,7 @@ using Operands = absl::Span<const Literal* const>;
 
 absl::Status ExpectOperands(Operands operands, size_t n) {
   if (operands.size() != n) {
-    return InvalidArgument("expects ", n, " operand", n == 1 ? "" : "s", ", got ",
-                           operands.size());
+    return InvalidArgument("expects ", n, " operand", n == 1 ? "" : "s", ", got ", operands.size());
   }
   return absl::OkStatus();
 }
@@ -32,8 +31,8 @@ absl::Status ExpectOperands(Operands operands, size_t n) {
 absl::StatusOr<Literal> Identity(const HloInstruction& inst, Operands operands, EvalContext&) {
   XLITE_RETURN_IF_ERROR(ExpectOperands(operands, 1));
   if (!operands[0]->shape().Compatible(inst.shape())) {
-    return InvalidArgument("result shape ", inst.shape().ToString(),
-                           " differs from the operand's ", operands[0]->shape().ToString());
+    return InvalidArgument("result shape ", inst.shape().ToString(), " differs from the operand's ",
+                           operands[0]->shape().ToString());
   }
   return *operands[0];
 }
@@ -60,8 +59,8 @@ void CopyBox(const Literal& src, absl::Span<const int64_t> src_start, Literal& d
       s[i] = src_start[i] + index[i];
       d[i] = dst_start[i] + index[i];
     }
-    std::memcpy(out + LinearIndex(d, dst_strides) * bytes,
-                in + LinearIndex(s, src_strides) * bytes, bytes);
+    std::memcpy(out + LinearIndex(d, dst_strides) * bytes, in + LinearIndex(s, src_strides) * bytes,
+                bytes);
   });
 }
 
@@ -117,8 +116,8 @@ absl::StatusOr<Literal> ConvertShard(const HloInstruction& inst, Operands operan
   XLITE_RETURN_IF_ERROR(CheckSameArrayKind(in, inst.shape()));
   Literal out(Shape(inst.shape().element_type(), inst.shape().dimensions()));
   const Shape& full = to_shard ? in.shape() : out.shape();
-  const HloSharding* sharding = to_shard ? TiledSharding(inst.operand(0), &inst)
-                                         : TiledSharding(&inst, inst.operand(0));
+  const HloSharding* sharding =
+      to_shard ? TiledSharding(inst.operand(0), &inst) : TiledSharding(&inst, inst.operand(0));
   XLITE_ASSIGN_OR_RETURN(std::vector<int64_t> start, TileStart(sharding, full, ctx));
   std::vector<int64_t> zero(start.size(), 0);
   std::vector<int64_t> extent = BoxExtent(full, to_shard ? out.shape() : in.shape(), start);
@@ -157,17 +156,16 @@ absl::StatusOr<Literal> TopK(const HloInstruction& inst, Operands operands, Eval
   const Shape& shape = inst.shape();
   PrimitiveType type = input.shape().element_type();
   if (!input.shape().IsArray() || input.shape().rank() < 1 || IsComplex(type)) {
-    return InvalidArgument("TopK takes a real array of rank >= 1, got ",
-                           input.shape().ToString());
+    return InvalidArgument("TopK takes a real array of rank >= 1, got ", input.shape().ToString());
   }
-  if (!shape.IsTuple() || shape.tuple_size() != 2 ||
-      shape.tuple_shapes(0).element_type() != type ||
+  if (!shape.IsTuple() || shape.tuple_size() != 2 || shape.tuple_shapes(0).element_type() != type ||
       shape.tuple_shapes(1).element_type() != PrimitiveType::S32 ||
       shape.tuple_shapes(0).dimensions() != shape.tuple_shapes(1).dimensions() ||
       shape.tuple_shapes(0).rank() != input.shape().rank()) {
-    return InvalidArgument("TopK's result must be (values, s32 indices) of the operand's "
-                           "rank and type, got ",
-                           shape.ToString());
+    return InvalidArgument(
+        "TopK's result must be (values, s32 indices) of the operand's "
+        "rank and type, got ",
+        shape.ToString());
   }
   int64_t rank = input.shape().rank();
   int64_t n = input.shape().dimensions(rank - 1);
@@ -200,8 +198,9 @@ absl::StatusOr<Literal> CustomCall(const HloInstruction& inst, Operands operands
   const std::string& target = inst.attrs<CustomCallAttrs>().target;
   const CustomCallHandler* handler = registry->Find(target);
   if (handler == nullptr) {
-    return Unimplemented("custom-call target \"", target, "\" (the evaluator knows: ",
-                         absl::StrJoin(registry->Targets(), ", "), ")");
+    return Unimplemented("custom-call target \"", target,
+                         "\" (the evaluator knows: ", absl::StrJoin(registry->Targets(), ", "),
+                         ")");
   }
   return (*handler)(inst, operands, ctx);
 }

@@ -10,8 +10,8 @@ namespace xlite::eval {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::EvaluateText;
+using ::testing::HasSubstr;
 using testing::MakeLiteral;
 using testing::ToDoubles;
 
@@ -64,8 +64,7 @@ ENTRY e {
   x = f32[4] parameter(0)
   ROOT t = (f32[4], s32[4]) custom-call(x), custom_call_target="TopK"
 })";
-  absl::StatusOr<Literal> out =
-      EvaluateText(text, {MakeLiteral("f32[4]", {-0.0, NAN, 1, 0.0})});
+  absl::StatusOr<Literal> out = EvaluateText(text, {MakeLiteral("f32[4]", {-0.0, NAN, 1, 0.0})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(ToDoubles(out->tuple_elements()[1]), ElementsAre(1, 2, 3, 0));
   EXPECT_TRUE(std::isnan(out->tuple_elements()[0].GetDouble(0)));
@@ -155,12 +154,14 @@ ENTRY e {
 
 TEST(CustomCallTest, EmbedderRegistryReplacesTheBuiltIns) {
   CustomCallRegistry registry;
-  registry.Register("twice", [](const HloInstruction&, absl::Span<const Literal* const> operands,
-                                EvalContext&) -> absl::StatusOr<Literal> {
-    Literal out = *operands[0];
-    for (int64_t i = 0; i < out.element_count(); ++i) out.SetDouble(i, 2 * out.GetDouble(i));
-    return out;
-  });
+  registry.Register("twice",
+                    [](const HloInstruction&, absl::Span<const Literal* const> operands,
+                       EvalContext&) -> absl::StatusOr<Literal> {
+                      Literal out = *operands[0];
+                      for (int64_t i = 0; i < out.element_count(); ++i)
+                        out.SetDouble(i, 2 * out.GetDouble(i));
+                      return out;
+                    });
   EXPECT_THAT(registry.Targets(), ElementsAre("twice"));
   EvalOptions options;
   options.custom_calls = &registry;

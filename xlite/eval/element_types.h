@@ -24,7 +24,9 @@ struct NativeOf {
   using type = void;
 };
 template <PrimitiveType PT>
-struct NativeOf<PT, std::enable_if_t<PT == PrimitiveType::PRED>> { using type = bool; };
+struct NativeOf<PT, std::enable_if_t<PT == PrimitiveType::PRED>> {
+  using type = bool;
+};
 
 constexpr bool IsNarrowFloat(PrimitiveType t) {
   return t != PrimitiveType::F32 && t != PrimitiveType::F64 &&
@@ -57,11 +59,17 @@ struct NativeOf<PT, std::enable_if_t<IsNarrowFloat(PT) || PT == PrimitiveType::F
   using type = float;
 };
 template <>
-struct NativeOf<PrimitiveType::F64> { using type = double; };
+struct NativeOf<PrimitiveType::F64> {
+  using type = double;
+};
 template <>
-struct NativeOf<PrimitiveType::C64> { using type = std::complex<float>; };
+struct NativeOf<PrimitiveType::C64> {
+  using type = std::complex<float>;
+};
 template <>
-struct NativeOf<PrimitiveType::C128> { using type = std::complex<double>; };
+struct NativeOf<PrimitiveType::C128> {
+  using type = std::complex<double>;
+};
 
 template <PrimitiveType PT>
 using NativeT = typename NativeOf<PT>::type;
@@ -69,10 +77,17 @@ using NativeT = typename NativeOf<PT>::type;
 // Width in bits of the sub-byte integer types (0 for the others).
 constexpr int SubByteBits(PrimitiveType t) {
   switch (t) {
-    case PrimitiveType::S1: case PrimitiveType::U1: return 1;
-    case PrimitiveType::S2: case PrimitiveType::U2: return 2;
-    case PrimitiveType::S4: case PrimitiveType::U4: return 4;
-    default: return 0;
+    case PrimitiveType::S1:
+    case PrimitiveType::U1:
+      return 1;
+    case PrimitiveType::S2:
+    case PrimitiveType::U2:
+      return 2;
+    case PrimitiveType::S4:
+    case PrimitiveType::U4:
+      return 4;
+    default:
+      return 0;
   }
 }
 
@@ -150,8 +165,8 @@ struct TypeTag {
 template <typename Fn>
 auto DispatchArrayType(PrimitiveType t, Fn&& fn) -> decltype(fn(TypeTag<PrimitiveType::F32>{})) {
   switch (t) {
-#define XLITE_EVAL_CASE(e, name, bits, kind) \
-  case PrimitiveType::e:                     \
+#define XLITE_EVAL_CASE(e, name, bits, kind)                                                  \
+  case PrimitiveType::e:                                                                      \
     if constexpr (TypeKind::kind != TypeKind::kToken && TypeKind::kind != TypeKind::kTuple && \
                   TypeKind::kind != TypeKind::kOpaque) {                                      \
       return fn(TypeTag<PrimitiveType::e>{});                                                 \

@@ -26,11 +26,10 @@ TEST(ElementTypes, NarrowFloatsRoundToNearestEven) {
 TEST(ElementTypes, DispatchReachesEveryArrayType) {
   for (int t = 0; t < kNumPrimitiveTypes; ++t) {
     auto type = static_cast<PrimitiveType>(t);
-    absl::StatusOr<int> r =
-        DispatchArrayType(type, [&](auto tag) -> absl::StatusOr<int> {
-          EXPECT_EQ(decltype(tag)::kType, type);
-          return 1;
-        });
+    absl::StatusOr<int> r = DispatchArrayType(type, [&](auto tag) -> absl::StatusOr<int> {
+      EXPECT_EQ(decltype(tag)::kType, type);
+      return 1;
+    });
     EXPECT_EQ(r.ok(), IsArrayType(type)) << PrimitiveTypeName(type);
   }
 }

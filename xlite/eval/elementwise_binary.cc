@@ -17,9 +17,13 @@ using O = HloOpcode;
 
 struct Subtract {
   template <Int T>
-  T operator()(T a, T b) const { return WrapSub(a, b); }
+  T operator()(T a, T b) const {
+    return WrapSub(a, b);
+  }
   template <RealOrCplx T>
-  T operator()(T a, T b) const { return a - b; }
+  T operator()(T a, T b) const {
+    return a - b;
+  }
 };
 
 struct Divide {
@@ -34,7 +38,9 @@ struct Divide {
     return b == 0 ? std::numeric_limits<T>::max() : static_cast<T>(a / b);
   }
   template <RealOrCplx T>
-  T operator()(T a, T b) const { return a / b; }
+  T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 
 struct Remainder {
@@ -45,9 +51,13 @@ struct Remainder {
     return static_cast<T>(a % b);
   }
   template <UInt T>
-  T operator()(T a, T b) const { return b == 0 ? a : static_cast<T>(a % b); }
+  T operator()(T a, T b) const {
+    return b == 0 ? a : static_cast<T>(a % b);
+  }
   template <Real T>
-  T operator()(T a, T b) const { return std::fmod(a, b); }
+  T operator()(T a, T b) const {
+    return std::fmod(a, b);
+  }
 };
 
 struct Power {
@@ -68,7 +78,9 @@ struct Power {
     return result;
   }
   template <Real T>
-  T operator()(T a, T b) const { return std::pow(a, b); }
+  T operator()(T a, T b) const {
+    return std::pow(a, b);
+  }
   template <Cplx T>
   T operator()(T a, T b) const {
     if (a == T(1) || b == T(0)) return T(1);
@@ -81,7 +93,9 @@ struct Power {
 
 struct Atan2 {
   template <Real T>
-  T operator()(T y, T x) const { return std::atan2(y, x); }
+  T operator()(T y, T x) const {
+    return std::atan2(y, x);
+  }
 };
 
 // The shift count read as an unsigned value of the operand's width.
@@ -140,7 +154,9 @@ struct Mulhi {
 
 struct MakeComplex {
   template <Real T>
-  std::complex<T> operator()(T re, T im) const { return {re, im}; }
+  std::complex<T> operator()(T re, T im) const {
+    return {re, im};
+  }
 };
 
 // -------------------------------------------------------------- compare
@@ -148,12 +164,18 @@ struct MakeComplex {
 template <typename T>
 bool Ordered(ComparisonDirection d, const T& a, const T& b) {
   switch (d) {
-    case ComparisonDirection::kEq: return a == b;
-    case ComparisonDirection::kNe: return a != b;
-    case ComparisonDirection::kGe: return a >= b;
-    case ComparisonDirection::kGt: return a > b;
-    case ComparisonDirection::kLe: return a <= b;
-    case ComparisonDirection::kLt: return a < b;
+    case ComparisonDirection::kEq:
+      return a == b;
+    case ComparisonDirection::kNe:
+      return a != b;
+    case ComparisonDirection::kGe:
+      return a >= b;
+    case ComparisonDirection::kGt:
+      return a > b;
+    case ComparisonDirection::kLe:
+      return a <= b;
+    case ComparisonDirection::kLt:
+      return a < b;
   }
   return false;
 }
@@ -172,7 +194,9 @@ struct Compare {
   ComparisonType type = ComparisonType::kFloat;
   int bits = 0;
   template <Pred T>
-  bool operator()(T a, T b) const { return Ordered(direction, a, b); }
+  bool operator()(T a, T b) const {
+    return Ordered(direction, a, b);
+  }
   template <Int T>
   bool operator()(T a, T b) const {
     if (type == ComparisonType::kUnsigned) {
@@ -194,15 +218,14 @@ struct Compare {
   }
 };
 
-absl::StatusOr<Literal> CompareHandler(const HloInstruction& inst, Operands ops,
-                                       EvalContext&) {
+absl::StatusOr<Literal> CompareHandler(const HloInstruction& inst, Operands ops, EvalContext&) {
   const auto& attrs = inst.attrs<CompareAttrs>();
   PrimitiveType t = ops[0]->shape().element_type();
   Compare f;
   f.direction = attrs.direction;
   f.type = attrs.type.value_or(DefaultComparisonType(t));
-  bool ordering = attrs.direction != ComparisonDirection::kEq &&
-                  attrs.direction != ComparisonDirection::kNe;
+  bool ordering =
+      attrs.direction != ComparisonDirection::kEq && attrs.direction != ComparisonDirection::kNe;
   if (IsComplex(t) && ordering) {
     return InvalidArgument("complex values compare only with EQ or NE");
   }
@@ -237,20 +260,26 @@ absl::StatusOr<Literal> SelectHandler(const HloInstruction& inst, Operands ops, 
   }
   Literal out(WithElementType(inst.shape(), ops[1]->shape().element_type()));
   switch (StorageBytes(out.shape().element_type())) {
-    case 1: return SelectWords<uint8_t>(std::move(out), ops);
-    case 2: return SelectWords<uint16_t>(std::move(out), ops);
-    case 4: return SelectWords<uint32_t>(std::move(out), ops);
-    case 8: return SelectWords<uint64_t>(std::move(out), ops);
-    case 16: return SelectWords<Bytes16>(std::move(out), ops);
-    default: return UnsupportedType(inst, out.shape().element_type());
+    case 1:
+      return SelectWords<uint8_t>(std::move(out), ops);
+    case 2:
+      return SelectWords<uint16_t>(std::move(out), ops);
+    case 4:
+      return SelectWords<uint32_t>(std::move(out), ops);
+    case 8:
+      return SelectWords<uint64_t>(std::move(out), ops);
+    case 16:
+      return SelectWords<Bytes16>(std::move(out), ops);
+    default:
+      return UnsupportedType(inst, out.shape().element_type());
   }
 }
 
 // clamp(lo, x, hi) = min(hi, max(lo, x)), NaN from any operand propagating.
 struct Clamp {
   template <typename T>
-    requires std::is_invocable_v<Maximum, T, T> && std::is_invocable_v<Minimum, T, T>
-  T operator()(T lo, T x, T hi) const {
+  requires std::is_invocable_v<Maximum, T, T> && std::is_invocable_v<Minimum, T, T> T
+  operator()(T lo, T x, T hi) const {
     return Minimum{}(hi, Maximum{}(lo, x));
   }
 };

@@ -73,20 +73,34 @@ absl::StatusOr<Literal> Narrow(Literal computed, PrimitiveType declared);
 template <typename T>
 constexpr PrimitiveType ComputeTypeOf() {
   using P = PrimitiveType;
-  if constexpr (std::is_same_v<T, bool>) return P::PRED;
-  else if constexpr (std::is_same_v<T, int8_t>) return P::S8;
-  else if constexpr (std::is_same_v<T, int16_t>) return P::S16;
-  else if constexpr (std::is_same_v<T, int32_t>) return P::S32;
-  else if constexpr (std::is_same_v<T, int64_t>) return P::S64;
-  else if constexpr (std::is_same_v<T, uint8_t>) return P::U8;
-  else if constexpr (std::is_same_v<T, uint16_t>) return P::U16;
-  else if constexpr (std::is_same_v<T, uint32_t>) return P::U32;
-  else if constexpr (std::is_same_v<T, uint64_t>) return P::U64;
-  else if constexpr (std::is_same_v<T, float>) return P::F32;
-  else if constexpr (std::is_same_v<T, double>) return P::F64;
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return P::C64;
-  else if constexpr (std::is_same_v<T, std::complex<double>>) return P::C128;
-  else return P::PRIMITIVE_TYPE_INVALID;
+  if constexpr (std::is_same_v<T, bool>)
+    return P::PRED;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return P::S8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return P::S16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return P::S32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return P::S64;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return P::U8;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return P::U16;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return P::U32;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return P::U64;
+  else if constexpr (std::is_same_v<T, float>)
+    return P::F32;
+  else if constexpr (std::is_same_v<T, double>)
+    return P::F64;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return P::C64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return P::C128;
+  else
+    return P::PRIMITIVE_TYPE_INVALID;
 }
 
 // Calls fn(std::type_identity<T>{}) for the native type of a compute type
@@ -95,22 +109,34 @@ template <typename Fn>
 absl::Status DispatchCompute(PrimitiveType t, Fn&& fn) {
   using P = PrimitiveType;
   switch (t) {
-    case P::PRED: return fn(std::type_identity<bool>{});
-    case P::S8: return fn(std::type_identity<int8_t>{});
-    case P::S16: return fn(std::type_identity<int16_t>{});
-    case P::S32: return fn(std::type_identity<int32_t>{});
-    case P::S64: return fn(std::type_identity<int64_t>{});
-    case P::U8: return fn(std::type_identity<uint8_t>{});
-    case P::U16: return fn(std::type_identity<uint16_t>{});
-    case P::U32: return fn(std::type_identity<uint32_t>{});
-    case P::U64: return fn(std::type_identity<uint64_t>{});
-    case P::F32: return fn(std::type_identity<float>{});
-    case P::F64: return fn(std::type_identity<double>{});
-    case P::C64: return fn(std::type_identity<std::complex<float>>{});
-    case P::C128: return fn(std::type_identity<std::complex<double>>{});
+    case P::PRED:
+      return fn(std::type_identity<bool>{});
+    case P::S8:
+      return fn(std::type_identity<int8_t>{});
+    case P::S16:
+      return fn(std::type_identity<int16_t>{});
+    case P::S32:
+      return fn(std::type_identity<int32_t>{});
+    case P::S64:
+      return fn(std::type_identity<int64_t>{});
+    case P::U8:
+      return fn(std::type_identity<uint8_t>{});
+    case P::U16:
+      return fn(std::type_identity<uint16_t>{});
+    case P::U32:
+      return fn(std::type_identity<uint32_t>{});
+    case P::U64:
+      return fn(std::type_identity<uint64_t>{});
+    case P::F32:
+      return fn(std::type_identity<float>{});
+    case P::F64:
+      return fn(std::type_identity<double>{});
+    case P::C64:
+      return fn(std::type_identity<std::complex<float>>{});
+    case P::C128:
+      return fn(std::type_identity<std::complex<double>>{});
     default:
-      return InvalidArgument("expected an array element type, got ",
-                             AsAbsl(PrimitiveTypeName(t)));
+      return InvalidArgument("expected an array element type, got ", AsAbsl(PrimitiveTypeName(t)));
   }
 }
 
@@ -153,7 +179,9 @@ using Repeat = T;
 // Width-aware kernels (shifts, clz, mulhi...) read the operand's true bit
 // width from a `bits` member, which RunSameType fills in.
 template <typename F>
-concept HasBits = requires(F f) { f.bits; };
+concept HasBits = requires(F f) {
+  f.bits;
+};
 
 // Applies kernel `f` to operands already in their compute type T, storing
 // into `out` (in the declared type's compute type).
@@ -199,18 +227,17 @@ absl::StatusOr<Literal> RunSameType(const HloInstruction& inst, Operands ops, F 
 
 // A handler running kernel type F over the instruction's operands.
 template <typename F, size_t N>
-absl::StatusOr<Literal> SameTypeHandler(const HloInstruction& inst, Operands ops,
-                                        EvalContext&) {
+absl::StatusOr<Literal> SameTypeHandler(const HloInstruction& inst, Operands ops, EvalContext&) {
   return RunSameType<F, N>(inst, ops, F{});
 }
 
 // ------------------------------------------------------------ registration
 
-void RegisterUnaryOps(OpHandlerTable& table);      // elementwise_unary.cc
-void RegisterBinaryOps(OpHandlerTable& table);     // elementwise_binary.cc
-void RegisterConvertOps(OpHandlerTable& table);    // convert_ops.cc
-void RegisterRngOps(OpHandlerTable& table);        // rng_ops.cc
-void RegisterMapIotaOps(OpHandlerTable& table);    // map_iota_ops.cc
+void RegisterUnaryOps(OpHandlerTable& table);    // elementwise_unary.cc
+void RegisterBinaryOps(OpHandlerTable& table);   // elementwise_binary.cc
+void RegisterConvertOps(OpHandlerTable& table);  // convert_ops.cc
+void RegisterRngOps(OpHandlerTable& table);      // rng_ops.cc
+void RegisterMapIotaOps(OpHandlerTable& table);  // map_iota_ops.cc
 
 }  // namespace xlite::eval
 

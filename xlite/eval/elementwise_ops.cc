@@ -10,9 +10,16 @@ PrimitiveType ComputeType(PrimitiveType t) {
   using P = PrimitiveType;
   if (IsFloat(t) && t != P::F32 && t != P::F64) return P::F32;
   switch (t) {
-    case P::S1: case P::S2: case P::S4: return P::S8;
-    case P::U1: case P::U2: case P::U4: return P::U8;
-    default: return t;
+    case P::S1:
+    case P::S2:
+    case P::S4:
+      return P::S8;
+    case P::U1:
+    case P::U2:
+    case P::U4:
+      return P::U8;
+    default:
+      return t;
   }
 }
 
@@ -35,7 +42,7 @@ absl::StatusOr<Literal> ConvertElements(const Literal& from, PrimitiveType narro
   absl::Status status = DispatchArrayType(narrow, [&](auto tag) -> absl::Status {
     constexpr PrimitiveType kNarrow = decltype(tag)::kType;
     if constexpr (IsNarrowFloat(kNarrow) || SubByteBits(kNarrow) > 0) {
-      constexpr PrimitiveType kWide = IsNarrowFloat(kNarrow) ? PrimitiveType::F32
+      constexpr PrimitiveType kWide = IsNarrowFloat(kNarrow)        ? PrimitiveType::F32
                                       : IntNative<kNarrow>::kSigned ? PrimitiveType::S8
                                                                     : PrimitiveType::U8;
       const int64_t n = from.element_count();

@@ -629,10 +629,9 @@ TEST(ElementwisePerformance, BinaryF32OverTenMillionElements) {
   args.emplace_back(Shape(PrimitiveType::F32, {n}));
   args.emplace_back(Shape(PrimitiveType::F32, {n}));
   for (int64_t i = 0; i < n; i += 1000) args[0].Set<float>(i, 1.5f);
-  auto module = ParseHloModule(absl::StrCat("HloModule m\nENTRY e {\n a = f32[", n,
-                                            "] parameter(0)\n b = f32[", n,
-                                            "] parameter(1)\n ROOT r = f32[", n,
-                                            "] add(a, b)\n}\n"));
+  auto module = ParseHloModule(
+      absl::StrCat("HloModule m\nENTRY e {\n a = f32[", n, "] parameter(0)\n b = f32[", n,
+                   "] parameter(1)\n ROOT r = f32[", n, "] add(a, b)\n}\n"));
   ASSERT_TRUE(module.ok()) << module.status();
   Evaluator evaluator;
   // User CPU time: the machine may be shared, and page faults on the fresh

@@ -16,12 +16,12 @@ using O = HloOpcode;
 
 // Defines a kernel applying the same std:: function to real and complex
 // arguments (the complex overloads of <complex>).
-#define XLITE_REAL_AND_COMPLEX_KERNEL(Name, fn)          \
-  struct Name {                                          \
-    template <RealOrCplx T>                              \
-    T operator()(T x) const {                            \
-      return std::fn(x);                                 \
-    }                                                    \
+#define XLITE_REAL_AND_COMPLEX_KERNEL(Name, fn) \
+  struct Name {                                 \
+    template <RealOrCplx T>                     \
+    T operator()(T x) const {                   \
+      return std::fn(x);                        \
+    }                                           \
   };
 XLITE_REAL_AND_COMPLEX_KERNEL(Acos, acos)
 XLITE_REAL_AND_COMPLEX_KERNEL(Acosh, acosh)
@@ -60,7 +60,9 @@ XLITE_REAL_KERNEL(RoundEven, nearbyint)
 
 struct Expm1 {
   template <Real T>
-  T operator()(T x) const { return std::expm1(x); }
+  T operator()(T x) const {
+    return std::expm1(x);
+  }
   // exp(a+ib) - 1 = (expm1(a) cos b - 2 sin^2(b/2)) + i exp(a) sin b, which
   // keeps precision for small arguments.
   template <Cplx T>
@@ -73,7 +75,9 @@ struct Expm1 {
 
 struct Log1p {
   template <Real T>
-  T operator()(T x) const { return std::log1p(x); }
+  T operator()(T x) const {
+    return std::log1p(x);
+  }
   // log(1+z): |1+z|^2 = 1 + (2a + a^2 + b^2), so the real part is
   // log1p of that sum over two.
   template <Cplx T>
@@ -85,12 +89,16 @@ struct Log1p {
 
 struct Logistic {
   template <RealOrCplx T>
-  T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+  T operator()(T x) const {
+    return T(1) / (T(1) + std::exp(-x));
+  }
 };
 
 struct Rsqrt {
   template <RealOrCplx T>
-  T operator()(T x) const { return T(1) / std::sqrt(x); }
+  T operator()(T x) const {
+    return T(1) / std::sqrt(x);
+  }
 };
 
 struct Abs {
@@ -99,11 +107,17 @@ struct Abs {
     return x < 0 ? static_cast<T>(WideUnsigned<T>(0) - static_cast<WideUnsigned<T>>(x)) : x;
   }
   template <UInt T>
-  T operator()(T x) const { return x; }
+  T operator()(T x) const {
+    return x;
+  }
   template <Real T>
-  T operator()(T x) const { return std::fabs(x); }
+  T operator()(T x) const {
+    return std::fabs(x);
+  }
   template <Cplx T>
-  auto operator()(T x) const { return std::abs(x); }
+  auto operator()(T x) const {
+    return std::abs(x);
+  }
 };
 
 struct Negate {
@@ -112,14 +126,20 @@ struct Negate {
     return static_cast<T>(WideUnsigned<T>(0) - static_cast<WideUnsigned<T>>(x));
   }
   template <RealOrCplx T>
-  T operator()(T x) const { return -x; }
+  T operator()(T x) const {
+    return -x;
+  }
 };
 
 struct Sign {
   template <SInt T>
-  T operator()(T x) const { return static_cast<T>((x > 0) - (x < 0)); }
+  T operator()(T x) const {
+    return static_cast<T>((x > 0) - (x < 0));
+  }
   template <UInt T>
-  T operator()(T x) const { return x != 0 ? 1 : 0; }
+  T operator()(T x) const {
+    return x != 0 ? 1 : 0;
+  }
   template <Real T>
   T operator()(T x) const {  // keeps -0, +0 and NaN
     if (std::isnan(x) || x == 0) return x;
@@ -134,9 +154,13 @@ struct Sign {
 
 struct Not {
   template <Pred T>
-  bool operator()(T x) const { return !x; }
+  bool operator()(T x) const {
+    return !x;
+  }
   template <Int T>
-  T operator()(T x) const { return static_cast<T>(~x); }
+  T operator()(T x) const {
+    return static_cast<T>(~x);
+  }
 };
 
 // The operand's bits within its true width (sub-byte types live sign- or
@@ -158,26 +182,38 @@ struct Clz {
 struct Popcnt {
   int bits = 0;
   template <Int T>
-  T operator()(T x) const { return static_cast<T>(std::popcount(LowBits(x, bits))); }
+  T operator()(T x) const {
+    return static_cast<T>(std::popcount(LowBits(x, bits)));
+  }
 };
 
 struct IsFinite {
   template <Real T>
-  bool operator()(T x) const { return std::isfinite(x); }
+  bool operator()(T x) const {
+    return std::isfinite(x);
+  }
 };
 
 struct RealPart {
   template <Real T>
-  T operator()(T x) const { return x; }
+  T operator()(T x) const {
+    return x;
+  }
   template <Cplx T>
-  auto operator()(T z) const { return z.real(); }
+  auto operator()(T z) const {
+    return z.real();
+  }
 };
 
 struct ImagPart {
   template <Real T>
-  T operator()(T) const { return 0; }
+  T operator()(T) const {
+    return 0;
+  }
   template <Cplx T>
-  auto operator()(T z) const { return z.imag(); }
+  auto operator()(T z) const {
+    return z.imag();
+  }
 };
 
 // Rounds the bit pattern of an IEEE value with `kMantissa` stored mantissa

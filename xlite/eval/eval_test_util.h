@@ -34,8 +34,7 @@ inline std::vector<double> ToDoubles(const Literal& literal) {
 }
 
 // Parses and verifies `text`, then evaluates its entry on `args`.
-inline absl::StatusOr<Literal> EvaluateText(std::string_view text,
-                                            const std::vector<Literal>& args,
+inline absl::StatusOr<Literal> EvaluateText(std::string_view text, const std::vector<Literal>& args,
                                             EvalOptions options = {}) {
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(text));
   XLITE_RETURN_IF_ERROR(VerifyModule(*module));

@@ -2,8 +2,8 @@
 
 #include <memory>
 #include <new>
-#include <stdexcept>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -54,8 +54,8 @@ absl::Status CheckArgument(const Shape& expected, const Literal& arg, int64_t in
                                  : got.element_type() == expected.element_type() &&
                                        got.dimensions() == expected.dimensions();
   if (!same) {
-    return InvalidArgument("argument ", index, " has shape ", got.ToString(),
-                           " but parameter ", index, " expects ", expected.ToString());
+    return InvalidArgument("argument ", index, " has shape ", got.ToString(), " but parameter ",
+                           index, " expects ", expected.ToString());
   }
   if (expected.IsTuple()) {
     for (int64_t i = 0; i < expected.tuple_size(); ++i) {
@@ -73,8 +73,9 @@ class Evaluator::Impl : public eval::EvalContext {
   explicit Impl(EvalOptions options)
       : options_(options),
         handlers_(eval::DefaultOpHandlers()),
-        rng_(options.rng_seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(
-                                     options.replica_id * 1000003 + options.partition_id + 1))) {}
+        rng_(options.rng_seed ^
+             (0x9e3779b97f4a7c15ull *
+              static_cast<uint64_t>(options.replica_id * 1000003 + options.partition_id + 1))) {}
 
   const EvalOptions& options() const override { return options_; }
   std::mt19937_64& rng() override { return rng_; }
@@ -146,16 +147,16 @@ class Evaluator::Impl : public eval::EvalContext {
     } catch (const std::bad_alloc&) {
     } catch (const std::length_error&) {
     }
-    return absl::ResourceExhaustedError(absl::StrCat("out of memory while evaluating it (its result ",
-                                                     inst.shape().ToString(), " takes ",
-                                                     CheckedStorageBytes(inst.shape()), " bytes)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory while evaluating it (its result ", inst.shape().ToString(),
+                     " takes ", CheckedStorageBytes(inst.shape()), " bytes)"));
   }
 
   static absl::Status Annotate(const absl::Status& status, const HloInstruction& inst) {
     // Nested calls already named the inner instruction: this adds the path.
-    return absl::Status(status.code(), absl::StrCat("%", inst.name(), " (",
-                                                    AsAbsl(OpcodeName(inst.opcode())),
-                                                    "): ", status.message()));
+    return absl::Status(status.code(),
+                        absl::StrCat("%", inst.name(), " (", AsAbsl(OpcodeName(inst.opcode())),
+                                     "): ", status.message()));
   }
 
   const ComputationPlan& PlanFor(const HloComputation& computation) {
@@ -196,8 +197,8 @@ absl::StatusOr<Literal> Evaluator::RunComputation(const HloComputation& computat
   return impl_->Call(computation, args);
 }
 
-absl::StatusOr<Literal> Evaluator::EvaluateInstruction(
-    const HloInstruction& inst, absl::Span<const Literal* const> operands) {
+absl::StatusOr<Literal> Evaluator::EvaluateInstruction(const HloInstruction& inst,
+                                                       absl::Span<const Literal* const> operands) {
   if (static_cast<int64_t>(operands.size()) != inst.operand_count()) {
     return InvalidArgument("%", inst.name(), " has ", inst.operand_count(), " operands, got ",
                            operands.size(), " values");

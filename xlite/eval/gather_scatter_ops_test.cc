@@ -63,8 +63,9 @@ ENTRY e {
   ROOT g = f32[3,2] gather(x, i), offset_dims={}, collapsed_slice_dims={1},
     start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},
     index_vector_dim=2, slice_sizes={1,1}
-})", {Arg("take_along_axis", "operand", "f32[3,4]"),
-      Arg("take_along_axis", "indices", "s32[3,2]")}),
+})",
+                   {Arg("take_along_axis", "operand", "f32[3,4]"),
+                    Arg("take_along_axis", "indices", "s32[3,2]")}),
               ElementsAreArray(Golden("take_along_axis", "expected")));
 }
 
@@ -75,46 +76,53 @@ ENTRY e {
   i = s32[3,2,2] parameter(1)
   ROOT g = f32[3,2] gather(x, i), offset_dims={}, collapsed_slice_dims={0,1},
     start_index_map={0,1}, index_vector_dim=2, slice_sizes={1,1}
-})", {Arg("take_along_axis", "operand", "f32[3,4]"),
-      Arg("take_along_axis_pairs", "indices", "s32[3,2,2]")}),
+})",
+                   {Arg("take_along_axis", "operand", "f32[3,4]"),
+                    Arg("take_along_axis_pairs", "indices", "s32[3,2,2]")}),
               ElementsAreArray(Golden("take_along_axis", "expected")));
 }
 
 TEST(Gather, EmbeddingLookupClampsIds) {
-  EXPECT_THAT(Eval(R"(HloModule m
+  EXPECT_THAT(
+      Eval(R"(HloModule m
 ENTRY e {
   t = f32[5,3] parameter(0)
   i = s32[4] parameter(1)
   ROOT g = f32[4,3] gather(t, i), offset_dims={1}, collapsed_slice_dims={0},
     start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
-})", {Arg("embedding", "operand", "f32[5,3]"), Arg("embedding", "indices", "s32[4]")}),
-              ElementsAreArray(Golden("embedding", "expected")));
+})",
+           {Arg("embedding", "operand", "f32[5,3]"), Arg("embedding", "indices", "s32[4]")}),
+      ElementsAreArray(Golden("embedding", "expected")));
 }
 
 TEST(Gather, BatchingDimsNotLeading) {
   // operand [V,B,D], indices [S,B]: out[s,b,:] = operand[idx[s,b], b, :].
-  EXPECT_THAT(Eval(R"(HloModule m
+  EXPECT_THAT(
+      Eval(R"(HloModule m
 ENTRY e {
   x = f32[5,2,3] parameter(0)
   i = s32[4,2] parameter(1)
   ROOT g = f32[4,2,3] gather(x, i), offset_dims={2}, collapsed_slice_dims={0},
     start_index_map={0}, operand_batching_dims={1}, start_indices_batching_dims={1},
     index_vector_dim=2, slice_sizes={1,1,3}
-})", {Arg("batched", "operand", "f32[5,2,3]"), Arg("batched", "indices", "s32[4,2]")}),
-              ElementsAreArray(Golden("batched", "expected")));
+})",
+           {Arg("batched", "operand", "f32[5,2,3]"), Arg("batched", "indices", "s32[4,2]")}),
+      ElementsAreArray(Golden("batched", "expected")));
 }
 
 TEST(Gather, IndexVectorDimFirstWithClampedWindows) {
   // Columns of the indices are (row, col) starts of 2x3 windows; the batch
   // dim of the output sits between the two offset dims.
-  EXPECT_THAT(Eval(R"(HloModule m
+  EXPECT_THAT(
+      Eval(R"(HloModule m
 ENTRY e {
   x = f32[5,6] parameter(0)
   i = s32[2,3] parameter(1)
   ROOT g = f32[2,3,3] gather(x, i), offset_dims={0,2}, collapsed_slice_dims={},
     start_index_map={0,1}, index_vector_dim=0, slice_sizes={2,3}
-})", {Arg("ivd_first", "operand", "f32[5,6]"), Arg("ivd_first", "indices", "s32[2,3]")}),
-              ElementsAreArray(Golden("ivd_first", "expected")));
+})",
+           {Arg("ivd_first", "operand", "f32[5,6]"), Arg("ivd_first", "indices", "s32[2,3]")}),
+      ElementsAreArray(Golden("ivd_first", "expected")));
 }
 
 TEST(Gather, UnsignedIndicesClamp) {
@@ -125,7 +133,8 @@ ENTRY e {
   i = u8[2] parameter(1)
   ROOT g = s16[2,2] gather(t, i), offset_dims={1}, collapsed_slice_dims={0},
     start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
-})", {MakeLiteral("s16[3,2]", {1, 2, 3, 4, 5, 6}), MakeLiteral("u8[2]", {200, 1})}),
+})",
+                   {MakeLiteral("s16[3,2]", {1, 2, 3, 4, 5, 6}), MakeLiteral("u8[2]", {200, 1})}),
               ElementsAre(5, 6, 3, 4));
 }
 
@@ -138,16 +147,18 @@ add {
 )";
 
 TEST(Scatter, AddWithDuplicateIndices) {
-  EXPECT_THAT(Eval(std::string("HloModule m\n") + kAdd + R"(
+  EXPECT_THAT(
+      Eval(std::string("HloModule m\n") + kAdd + R"(
 ENTRY e {
   x = f32[4,3] parameter(0)
   i = s32[5] parameter(1)
   u = f32[5,3] parameter(2)
   ROOT s = f32[4,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})", {Arg("scatter_add", "operand", "f32[4,3]"), Arg("scatter_add", "indices", "s32[5]"),
-      Arg("scatter_add", "updates", "f32[5,3]")}),
-              ElementsAreArray(Golden("scatter_add", "expected")));
+})",
+           {Arg("scatter_add", "operand", "f32[4,3]"), Arg("scatter_add", "indices", "s32[5]"),
+            Arg("scatter_add", "updates", "f32[5,3]")}),
+      ElementsAreArray(Golden("scatter_add", "expected")));
 }
 
 TEST(Scatter, OverwriteAppliesInOrder) {
@@ -162,23 +173,26 @@ ENTRY e {
   u = f32[3,3] parameter(2)
   ROOT s = f32[4,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
-})", {Arg("scatter_overwrite", "operand", "f32[4,3]"),
-      Arg("scatter_overwrite", "indices", "s32[3,1]"),
-      Arg("scatter_overwrite", "updates", "f32[3,3]")}),
+})",
+                   {Arg("scatter_overwrite", "operand", "f32[4,3]"),
+                    Arg("scatter_overwrite", "indices", "s32[3,1]"),
+                    Arg("scatter_overwrite", "updates", "f32[3,3]")}),
               ElementsAreArray(Golden("scatter_overwrite", "expected")));
 }
 
 TEST(Scatter, OutOfBoundsWindowIsSkipped) {
-  EXPECT_THAT(Eval(std::string("HloModule m\n") + kAdd + R"(
+  EXPECT_THAT(
+      Eval(std::string("HloModule m\n") + kAdd + R"(
 ENTRY e {
   x = f32[6] parameter(0)
   i = s32[4,1] parameter(1)
   u = f32[4,2] parameter(2)
   ROOT s = f32[6] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-})", {Arg("scatter_oob", "operand", "f32[6]"), Arg("scatter_oob", "indices", "s32[4,1]"),
-      Arg("scatter_oob", "updates", "f32[4,2]")}),
-              ElementsAreArray(Golden("scatter_oob", "expected")));
+})",
+           {Arg("scatter_oob", "operand", "f32[6]"), Arg("scatter_oob", "indices", "s32[4,1]"),
+            Arg("scatter_oob", "updates", "f32[4,2]")}),
+      ElementsAreArray(Golden("scatter_oob", "expected")));
 }
 
 // A two-operand scatter of T[n] operands and T[k] updates at s32[k] indices
@@ -198,12 +212,12 @@ std::string VariadicScatter(const std::string& t, int n, int k, const std::strin
 TEST(Scatter, VariadicRunsTheComputation) {
   // (a0, a1, u0, u1) -> (u1, a0): not a fast-path shape, so each element goes
   // through the computation; duplicates chain through the updated a0.
-  auto r = EvaluateText(VariadicScatter("f32", 5, 3, "upd1, a0"),
-                        {Arg("scatter_variadic", "operand0", "f32[5]"),
-                         Arg("scatter_variadic", "operand1", "f32[5]"),
-                         MakeLiteral("s32[3]", Golden("scatter_variadic", "indices")),
-                         Arg("scatter_variadic", "updates0", "f32[3]"),
-                         Arg("scatter_variadic", "updates1", "f32[3]")});
+  auto r = EvaluateText(
+      VariadicScatter("f32", 5, 3, "upd1, a0"),
+      {Arg("scatter_variadic", "operand0", "f32[5]"), Arg("scatter_variadic", "operand1", "f32[5]"),
+       MakeLiteral("s32[3]", Golden("scatter_variadic", "indices")),
+       Arg("scatter_variadic", "updates0", "f32[3]"),
+       Arg("scatter_variadic", "updates1", "f32[3]")});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(r->tuple_elements()[0]),
               ElementsAreArray(Golden("scatter_variadic", "expected0")));
@@ -237,9 +251,10 @@ ENTRY e {
   ROOT s = s32[2,4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={1},
     scatter_dims_to_operand_dims={1}, input_batching_dims={0},
     scatter_indices_batching_dims={1}, index_vector_dim=2, to_apply=max
-})", {Arg("scatter_batching", "operand", "s32[2,4]"),
-      Arg("scatter_batching", "indices", "s32[3,2]"),
-      Arg("scatter_batching", "updates", "s32[3,2]")}),
+})",
+                   {Arg("scatter_batching", "operand", "s32[2,4]"),
+                    Arg("scatter_batching", "indices", "s32[3,2]"),
+                    Arg("scatter_batching", "updates", "s32[3,2]")}),
               ElementsAreArray(Golden("scatter_batching", "expected")));
 }
 
@@ -258,8 +273,9 @@ ENTRY e {
   u = bf16[2] parameter(2)
   ROOT s = bf16[4] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=seven
-})", {MakeLiteral("bf16[4]", {1, 2, 3, 4}), MakeLiteral("s32[2]", {1, 9}),
-      MakeLiteral("bf16[2]", {0, 0})}),
+})",
+                   {MakeLiteral("bf16[4]", {1, 2, 3, 4}), MakeLiteral("s32[2]", {1, 9}),
+                    MakeLiteral("bf16[2]", {0, 0})}),
               ElementsAre(1, 7, 3, 4));
 }
 
@@ -277,8 +293,9 @@ ENTRY e {
   u = bf16[2] parameter(2)
   ROOT s = bf16[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul
-})", {MakeLiteral("bf16[3]", {1, 3, 5}), MakeLiteral("s32[2]", {1, 1}),
-      MakeLiteral("bf16[2]", {1.5, 2})}),
+})",
+                   {MakeLiteral("bf16[3]", {1, 3, 5}), MakeLiteral("s32[2]", {1, 1}),
+                    MakeLiteral("bf16[2]", {1.5, 2})}),
               ElementsAre(1, 9, 5));
 }
 
@@ -292,7 +309,8 @@ ENTRY e {
   i = s32[2,2] parameter(1)
   ROOT g = f32[2] gather(x, i), offset_dims={}, collapsed_slice_dims={0,1},
     start_index_map={1,0}, index_vector_dim=1, slice_sizes={1,1}
-})", {MakeLiteral("f32[3,4]", x), MakeLiteral("s32[2,2]", {1, 2, 3, 0})}),
+})",
+                   {MakeLiteral("f32[3,4]", x), MakeLiteral("s32[2,2]", {1, 2, 3, 0})}),
               ElementsAre(9, 3));
 }
 
@@ -306,8 +324,9 @@ ENTRY e {
   u = f32[3,2] parameter(2)
   ROOT s = f32[3,2] scatter(x, i, u), update_window_dims={0}, inserted_window_dims={1},
     scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add
-})", {MakeLiteral("f32[3,2]", {0, 0, 0, 0, 0, 0}), MakeLiteral("s32[2]", {1, 0}),
-      MakeLiteral("f32[3,2]", {1, 2, 3, 4, 5, 6})}),
+})",
+                   {MakeLiteral("f32[3,2]", {0, 0, 0, 0, 0, 0}), MakeLiteral("s32[2]", {1, 0}),
+                    MakeLiteral("f32[3,2]", {1, 2, 3, 4, 5, 6})}),
               ElementsAre(2, 1, 4, 3, 6, 5));
 }
 
@@ -315,19 +334,20 @@ TEST(Scatter, IntegerAddAndMultiplyWrap) {
   // s8: 127 + 1 wraps to -128. u16: 65535 * 65535 = 2^32 - 2^17 + 1 = 1 mod 2^16.
   auto text = [](const std::string& t, const std::string& op) {
     return "HloModule m\nf {\n  a = " + t + "[] parameter(0)\n  b = " + t +
-           "[] parameter(1)\n  ROOT r = " + t + "[] " + op + "(a, b)\n}\nENTRY e {\n  x = " +
-           t + "[2] parameter(0)\n  i = s32[1] parameter(1)\n  u = " + t +
-           "[1] parameter(2)\n  ROOT s = " + t + "[2] scatter(x, i, u), update_window_dims={}, "
+           "[] parameter(1)\n  ROOT r = " + t + "[] " + op + "(a, b)\n}\nENTRY e {\n  x = " + t +
+           "[2] parameter(0)\n  i = s32[1] parameter(1)\n  u = " + t +
+           "[1] parameter(2)\n  ROOT s = " + t +
+           "[2] scatter(x, i, u), update_window_dims={}, "
            "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
            "to_apply=f\n}\n";
   };
   EXPECT_THAT(Eval(text("s8", "add"), {MakeLiteral("s8[2]", {127, 3}), MakeLiteral("s32[1]", {0}),
                                        MakeLiteral("s8[1]", {1})}),
               ElementsAre(-128, 3));
-  EXPECT_THAT(Eval(text("u16", "multiply"),
-                   {MakeLiteral("u16[2]", {4, 65535}), MakeLiteral("s32[1]", {1}),
-                    MakeLiteral("u16[1]", {65535})}),
-              ElementsAre(4, 1));
+  EXPECT_THAT(
+      Eval(text("u16", "multiply"), {MakeLiteral("u16[2]", {4, 65535}), MakeLiteral("s32[1]", {1}),
+                                     MakeLiteral("u16[1]", {65535})}),
+      ElementsAre(4, 1));
 }
 
 }  // namespace

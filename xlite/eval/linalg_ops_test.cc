@@ -392,7 +392,6 @@ ENTRY e {
 
 // ------------------------------------------- fast path vs generic path
 
-
 void ExpectClose(const Literal& a, const Literal& b, double tol) {
   ASSERT_EQ(a.element_count(), b.element_count());
   for (int64_t i = 0; i < a.element_count(); ++i) {

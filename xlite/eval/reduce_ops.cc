@@ -112,8 +112,9 @@ absl::StatusOr<Literal> Reduce(const HloInstruction& inst, Operands operands, Ev
 }
 
 absl::StatusOr<Literal> Scan(const HloInstruction&, Operands, EvalContext&) {
-  return Unimplemented("scan (XLA has not published its semantics: the order of carries and "
-                       "outputs and what is_associative permits are unconfirmed)");
+  return Unimplemented(
+      "scan (XLA has not published its semantics: the order of carries and "
+      "outputs and what is_associative permits are unconfirmed)");
 }
 
 }  // namespace

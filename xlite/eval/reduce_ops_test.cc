@@ -1,6 +1,6 @@
+#include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <cmath>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -11,8 +11,8 @@ namespace xlite::eval {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::EvaluateText;
+using ::testing::HasSubstr;
 using testing::MakeLiteral;
 using testing::ToDoubles;
 using testing::TupleDoubles;
@@ -101,9 +101,9 @@ TEST(Reduce, IntegersWrapAndPredicatesUseLogic) {
 TEST(Reduce, Bf16RoundsAfterEveryStep) {
   // 1 + 2^-8 is a tie in bf16 and rounds back to 1 each time; rounding only
   // the exact sum 1 + 3 * 2^-8 would give 1 + 2^-6.
-  auto r = EvaluateText(ReduceModule("bf16", "bf16[4]", "bf16[]", "0", "add"),
-                        {MakeLiteral("bf16[4]", {1, 1.0 / 256, 1.0 / 256, 1.0 / 256}),
-                         MakeLiteral("bf16[]", {0})});
+  auto r = EvaluateText(
+      ReduceModule("bf16", "bf16[4]", "bf16[]", "0", "add"),
+      {MakeLiteral("bf16[4]", {1, 1.0 / 256, 1.0 / 256, 1.0 / 256}), MakeLiteral("bf16[]", {0})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(ToDoubles(*r), ElementsAre(1.0));
 }

@@ -52,11 +52,12 @@ absl::StatusOr<WindowMap> MakeWindowMap(const Window& window, absl::Span<const i
     int64_t dilated_window = w.size == 0 ? 0 : (w.size - 1) * w.window_dilation + 1;
     int64_t expected = padded < dilated_window ? 0 : (padded - dilated_window) / w.stride + 1;
     if (output[d] != expected) {
-      return InvalidArgument("windowed dimension ", d, " has size ", output[d], ", the window gives ",
-                             expected);
+      return InvalidArgument("windowed dimension ", d, " has size ", output[d],
+                             ", the window gives ", expected);
     }
     map.window_sizes.push_back(w.size);
-    std::vector<int64_t>& coord = map.coord.emplace_back(static_cast<size_t>(output[d] * w.size), int64_t{-1});
+    std::vector<int64_t>& coord =
+        map.coord.emplace_back(static_cast<size_t>(output[d] * w.size), int64_t{-1});
     for (int64_t o = 0; o < output[d]; ++o) {
       for (int64_t k = 0; k < w.size; ++k) {
         int64_t p = o * w.stride + k * w.window_dilation - w.padding_low;
@@ -114,8 +115,8 @@ absl::StatusOr<Literal> ReduceWindow(const HloInstruction& inst, Operands operan
                                      EvalContext& ctx) {
   size_t n = operands.size() / 2;
   if (n == 0 || operands.size() % 2 != 0) {
-    return InvalidArgument("reduce-window takes N arrays and N init values, got ",
-                           operands.size(), " operands");
+    return InvalidArgument("reduce-window takes N arrays and N init values, got ", operands.size(),
+                           " operands");
   }
   Operands inputs = operands.subspan(0, n);
   Operands inits = operands.subspan(n);
@@ -139,8 +140,8 @@ absl::StatusOr<Literal> ReduceWindow(const HloInstruction& inst, Operands operan
                          Combiner::Make(*inst.to_apply(), inputs, ctx));
   std::vector<Literal*> output_ptrs = Pointers(outputs);
   std::vector<int64_t> scratch;
-  XLITE_RETURN_IF_ERROR(
-      ForEachOutput(out_dims, [&](absl::Span<const int64_t> out, int64_t out_linear) -> absl::Status {
+  XLITE_RETURN_IF_ERROR(ForEachOutput(
+      out_dims, [&](absl::Span<const int64_t> out, int64_t out_linear) -> absl::Status {
         combiner->Load(inits, 0);
         XLITE_RETURN_IF_ERROR(ForEachWindowElement(
             map, out, scratch, [&](int64_t i) -> absl::Status { return combiner->Fold(i, 0, 1); }));
@@ -160,8 +161,7 @@ class Selector {
     if (cmp && select.num_parameters() == 2 &&
         ((cmp->lhs_parameter == 0 && cmp->rhs_parameter == 1) ||
          (cmp->lhs_parameter == 1 && cmp->rhs_parameter == 0)) &&
-        select.parameter_instruction(0)->shape().element_type() ==
-            operand.shape().element_type()) {
+        select.parameter_instruction(0)->shape().element_type() == operand.shape().element_type()) {
       keys_ = CompareKeys::Make(operand, cmp->type);
       direction_ = cmp->lhs_parameter == 0 ? cmp->direction : SwappedDirection(cmp->direction);
     }
@@ -205,11 +205,12 @@ absl::StatusOr<Literal> SelectAndScatter(const HloInstruction& inst, Operands op
   const Literal& source = *operands[1];
   const Literal& init = *operands[2];
   if (!init.shape().IsScalar() || inst.called_computations().size() != 2) {
-    return InvalidArgument("select-and-scatter needs a scalar init and select/scatter computations");
+    return InvalidArgument(
+        "select-and-scatter needs a scalar init and select/scatter computations");
   }
-  XLITE_ASSIGN_OR_RETURN(WindowMap map,
-                         MakeWindowMap(inst.attrs<WindowAttrs>().window,
-                                       operand.shape().dimensions(), source.shape().dimensions()));
+  XLITE_ASSIGN_OR_RETURN(
+      WindowMap map, MakeWindowMap(inst.attrs<WindowAttrs>().window, operand.shape().dimensions(),
+                                   source.shape().dimensions()));
   Literal output(inst.shape());
   if (!output.shape().IsArray() || output.element_count() != operand.element_count()) {
     return InvalidArgument("select-and-scatter result ", inst.shape().ToString(),
@@ -219,32 +220,32 @@ absl::StatusOr<Literal> SelectAndScatter(const HloInstruction& inst, Operands op
 
   Selector selector(*inst.called_computations()[0], operand, ctx);
   const Literal* source_ptr = &source;
-  XLITE_ASSIGN_OR_RETURN(
-      std::unique_ptr<Combiner> scatter,
-      Combiner::Make(*inst.called_computations()[1], {&source_ptr, 1}, ctx,
-                     /*accumulator_last=*/true));
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Combiner> scatter,
+                         Combiner::Make(*inst.called_computations()[1], {&source_ptr, 1}, ctx,
+                                        /*accumulator_last=*/true));
   Literal* output_ptr = &output;
   const Literal* output_view = &output;
   std::vector<int64_t> scratch;
-  XLITE_RETURN_IF_ERROR(ForEachOutput(
-      source.shape().dimensions(),
-      [&](absl::Span<const int64_t> out, int64_t source_linear) -> absl::Status {
-        int64_t selected = -1;
-        XLITE_RETURN_IF_ERROR(ForEachWindowElement(map, out, scratch, [&](int64_t i) -> absl::Status {
-          if (selected < 0) {
-            selected = i;
-            return absl::OkStatus();
-          }
-          XLITE_ASSIGN_OR_RETURN(bool keep, selector.Select(selected, i));
-          if (!keep) selected = i;
-          return absl::OkStatus();
-        }));
-        if (selected < 0) return absl::OkStatus();  // the window saw only padding
-        scatter->Load({&output_view, 1}, selected);
-        XLITE_RETURN_IF_ERROR(scatter->Fold(source_linear, 0, 1));
-        scatter->Store({&output_ptr, 1}, selected);
-        return absl::OkStatus();
-      }));
+  XLITE_RETURN_IF_ERROR(
+      ForEachOutput(source.shape().dimensions(),
+                    [&](absl::Span<const int64_t> out, int64_t source_linear) -> absl::Status {
+                      int64_t selected = -1;
+                      XLITE_RETURN_IF_ERROR(
+                          ForEachWindowElement(map, out, scratch, [&](int64_t i) -> absl::Status {
+                            if (selected < 0) {
+                              selected = i;
+                              return absl::OkStatus();
+                            }
+                            XLITE_ASSIGN_OR_RETURN(bool keep, selector.Select(selected, i));
+                            if (!keep) selected = i;
+                            return absl::OkStatus();
+                          }));
+                      if (selected < 0) return absl::OkStatus();  // the window saw only padding
+                      scatter->Load({&output_view, 1}, selected);
+                      XLITE_RETURN_IF_ERROR(scatter->Fold(source_linear, 0, 1));
+                      scatter->Store({&output_ptr, 1}, selected);
+                      return absl::OkStatus();
+                    }));
   return output;
 }
 

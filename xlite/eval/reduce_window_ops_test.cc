@@ -17,10 +17,11 @@ using testing::TupleDoubles;
 
 // reduce-window of parameter 0 (`in`) to `out` with `window`, the f32 scalar
 // reducer `op` and init parameter 1.
-std::string WindowModule(const std::string& in, const std::string& out,
-                         const std::string& window, const std::string& op) {
+std::string WindowModule(const std::string& in, const std::string& out, const std::string& window,
+                         const std::string& op) {
   return "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-         "  ROOT c = f32[] " + op + "(a, b)\n}\nENTRY e {\n  x = " + in +
+         "  ROOT c = f32[] " +
+         op + "(a, b)\n}\nENTRY e {\n  x = " + in +
          " parameter(0)\n  i = f32[] parameter(1)\n  ROOT y = " + out +
          " reduce-window(x, i), window={" + window + "}, to_apply=r\n}\n";
 }
@@ -68,14 +69,13 @@ TEST(ReduceWindow, AllFeaturesTogether) {
 TEST(ReduceWindow, MaxPool2D) {
   Literal x = MakeLiteral("f32[4,4]", {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3});
   Literal lo = MakeLiteral("f32[]", {-INFINITY});
-  auto pool = EvaluateText(WindowModule("f32[4,4]", "f32[2,2]", "size=2x2 stride=2x2", "maximum"),
-                           {x, lo});
+  auto pool =
+      EvaluateText(WindowModule("f32[4,4]", "f32[2,2]", "size=2x2 stride=2x2", "maximum"), {x, lo});
   ASSERT_TRUE(pool.ok()) << pool.status();
   EXPECT_THAT(ToDoubles(*pool), ElementsAre(9, 6, 9, 9));
   // 3x3 "same" pooling of 1..9: each output is the max of its neighbourhood.
-  auto same = EvaluateText(
-      WindowModule("f32[3,3]", "f32[3,3]", "size=3x3 pad=1_1x1_1", "maximum"),
-      {MakeLiteral("f32[3,3]", {1, 2, 3, 4, 5, 6, 7, 8, 9}), lo});
+  auto same = EvaluateText(WindowModule("f32[3,3]", "f32[3,3]", "size=3x3 pad=1_1x1_1", "maximum"),
+                           {MakeLiteral("f32[3,3]", {1, 2, 3, 4, 5, 6, 7, 8, 9}), lo});
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_THAT(ToDoubles(*same), ElementsAre(5, 6, 6, 8, 9, 9, 8, 9, 9));
 }
@@ -83,7 +83,8 @@ TEST(ReduceWindow, MaxPool2D) {
 TEST(ReduceWindow, VariadicFoldsPairsInWindowOrder) {
   // (acc0, acc1, x0, x1) -> (x1, x0): the result is the window's last pair,
   // swapped; needs no arithmetic handler.
-  auto r = EvaluateText(R"(
+  auto r =
+      EvaluateText(R"(
 HloModule m
 swap {
   a0 = f32[] parameter(0)
@@ -98,7 +99,7 @@ ENTRY e {
   z = f32[] constant(0)
   ROOT r = (f32[3], f32[3]) reduce-window(a, b, z, z), window={size=2}, to_apply=swap
 })",
-                        {MakeLiteral("f32[4]", {1, 2, 3, 4}), MakeLiteral("f32[4]", {10, 20, 30, 40})});
+                   {MakeLiteral("f32[4]", {1, 2, 3, 4}), MakeLiteral("f32[4]", {10, 20, 30, 40})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(TupleDoubles(*r, 0), ElementsAre(20, 30, 40));
   EXPECT_THAT(TupleDoubles(*r, 1), ElementsAre(2, 3, 4));
@@ -123,21 +124,22 @@ ENTRY e {
 
 // select-and-scatter of parameter 0 with source parameter 1, init 0, the
 // select computation `select` and add as scatter.
-std::string ScatterModule(const std::string& in, const std::string& src,
-                          const std::string& window, const std::string& select) {
+std::string ScatterModule(const std::string& in, const std::string& src, const std::string& window,
+                          const std::string& select) {
   return "HloModule m\nsel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = " +
-         select + "\n}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-         "  ROOT c = f32[] add(a, b)\n}\nENTRY e {\n  x = " + in + " parameter(0)\n  s = " + src +
+         select +
+         "\n}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT c = f32[] add(a, b)\n}\nENTRY e {\n  x = " +
+         in + " parameter(0)\n  s = " + src +
          " parameter(1)\n  z = f32[] constant(0)\n  ROOT y = " + in +
          " select-and-scatter(x, s, z), window={" + window + "}, select=sel, scatter=add\n}\n";
 }
 
 TEST(SelectAndScatter, MaxPoolGradient) {
-  auto r = EvaluateText(
-      ScatterModule("f32[4,4]", "f32[2,2]", "size=2x2 stride=2x2",
-                    "pred[] compare(a, b), direction=GE"),
-      {MakeLiteral("f32[4,4]", {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3}),
-       MakeLiteral("f32[2,2]", {1, 2, 3, 4})});
+  auto r = EvaluateText(ScatterModule("f32[4,4]", "f32[2,2]", "size=2x2 stride=2x2",
+                                      "pred[] compare(a, b), direction=GE"),
+                        {MakeLiteral("f32[4,4]", {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3}),
+                         MakeLiteral("f32[2,2]", {1, 2, 3, 4})});
   ASSERT_TRUE(r.ok()) << r.status();
   // The maxima sit at (1,1), (1,3), (3,0), (3,2).
   EXPECT_THAT(ToDoubles(*r), ElementsAreArray({0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 3, 0, 4, 0}));

@@ -98,9 +98,8 @@ std::unique_ptr<Combiner> MakeNativeCombiner(ReductionKind kind, const Literal& 
   absl::StatusOr<std::unique_ptr<Combiner>> made = DispatchArrayType(
       input.shape().element_type(), [&](auto tag) -> absl::StatusOr<std::unique_ptr<Combiner>> {
         constexpr PrimitiveType PT = decltype(tag)::kType;
-        return WithCombiningFunctor(kind, [&](auto op) {
-          return MakeNative<PT, decltype(op)>(input, accumulator_last);
-        });
+        return WithCombiningFunctor(
+            kind, [&](auto op) { return MakeNative<PT, decltype(op)>(input, accumulator_last); });
       });
   return made.ok() ? *std::move(made) : nullptr;
 }
@@ -205,8 +204,8 @@ bool CombineElementwise(ReductionKind kind, Literal& acc, const Literal& x) {
       acc.element_count() != x.element_count()) {
     return false;
   }
-  absl::StatusOr<bool> done = DispatchArrayType(
-      acc.shape().element_type(), [&](auto tag) -> absl::StatusOr<bool> {
+  absl::StatusOr<bool> done =
+      DispatchArrayType(acc.shape().element_type(), [&](auto tag) -> absl::StatusOr<bool> {
         constexpr PrimitiveType PT = decltype(tag)::kType;
         return WithCombiningFunctor(kind, [&](auto op) {
           if constexpr (kNativeSupports<PT, decltype(op)>) {
@@ -246,11 +245,16 @@ std::optional<ParameterCompare> MatchParameterCompare(const HloComputation& comp
 ComparisonDirection SwappedDirection(ComparisonDirection direction) {
   using D = ComparisonDirection;
   switch (direction) {
-    case D::kLt: return D::kGt;
-    case D::kGt: return D::kLt;
-    case D::kLe: return D::kGe;
-    case D::kGe: return D::kLe;
-    default: return direction;
+    case D::kLt:
+      return D::kGt;
+    case D::kGt:
+      return D::kLt;
+    case D::kLe:
+      return D::kGe;
+    case D::kGe:
+      return D::kLe;
+    default:
+      return direction;
   }
 }
 
@@ -293,12 +297,18 @@ template <typename K>
 bool CompareValues(K a, K b, ComparisonDirection direction) {
   using D = ComparisonDirection;
   switch (direction) {
-    case D::kEq: return a == b;
-    case D::kNe: return a != b;
-    case D::kGe: return a >= b;
-    case D::kGt: return a > b;
-    case D::kLe: return a <= b;
-    case D::kLt: return a < b;
+    case D::kEq:
+      return a == b;
+    case D::kNe:
+      return a != b;
+    case D::kGe:
+      return a >= b;
+    case D::kGt:
+      return a > b;
+    case D::kLe:
+      return a <= b;
+    case D::kLt:
+      return a < b;
   }
   return false;
 }
@@ -312,8 +322,7 @@ bool CompareKeys::Compare(int64_t a, int64_t b, ComparisonDirection direction) c
 
 absl::StatusOr<std::unique_ptr<Combiner>> Combiner::Make(const HloComputation& reducer,
                                                          absl::Span<const Literal* const> inputs,
-                                                         EvalContext& ctx,
-                                                         bool accumulator_last) {
+                                                         EvalContext& ctx, bool accumulator_last) {
   size_t n = inputs.size();
   if (n == 0 || reducer.num_parameters() != static_cast<int64_t>(2 * n)) {
     return InvalidArgument("reducer ", reducer.name(), " takes ", reducer.num_parameters(),

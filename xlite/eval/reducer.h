@@ -70,9 +70,10 @@ class CompareKeys {
 // computation once per element.
 class Combiner {
  public:
-  static absl::StatusOr<std::unique_ptr<Combiner>> Make(
-      const HloComputation& reducer, absl::Span<const Literal* const> inputs, EvalContext& ctx,
-      bool accumulator_last = false);
+  static absl::StatusOr<std::unique_ptr<Combiner>> Make(const HloComputation& reducer,
+                                                        absl::Span<const Literal* const> inputs,
+                                                        EvalContext& ctx,
+                                                        bool accumulator_last = false);
   virtual ~Combiner() = default;
 
   // Sets accumulator k to element `index` of values[k].

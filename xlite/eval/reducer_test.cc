@@ -129,11 +129,11 @@ TEST(CompareKeys, TotalOrderAndFloatDiffer) {
   std::optional<CompareKeys> total = CompareKeys::Make(x, ComparisonType::kTotalOrder);
   std::optional<CompareKeys> ieee = CompareKeys::Make(x, ComparisonType::kFloat);
   ASSERT_TRUE(total && ieee);
-  EXPECT_TRUE(total->Compare(0, 1, ComparisonDirection::kLt));   // -0 < +0
-  EXPECT_FALSE(ieee->Compare(0, 1, ComparisonDirection::kLt));   // -0 == +0
-  EXPECT_TRUE(total->Compare(1, 2, ComparisonDirection::kLt));   // +0 < +NaN
-  EXPECT_FALSE(ieee->Compare(1, 2, ComparisonDirection::kLt));   // unordered
-  EXPECT_TRUE(ieee->Compare(2, 2, ComparisonDirection::kNe));    // NaN != NaN
+  EXPECT_TRUE(total->Compare(0, 1, ComparisonDirection::kLt));  // -0 < +0
+  EXPECT_FALSE(ieee->Compare(0, 1, ComparisonDirection::kLt));  // -0 == +0
+  EXPECT_TRUE(total->Compare(1, 2, ComparisonDirection::kLt));  // +0 < +NaN
+  EXPECT_FALSE(ieee->Compare(1, 2, ComparisonDirection::kLt));  // unordered
+  EXPECT_TRUE(ieee->Compare(2, 2, ComparisonDirection::kNe));   // NaN != NaN
   EXPECT_FALSE(CompareKeys::Make(x, ComparisonType::kSigned).has_value());
   Literal c = MakeLiteral("c64[1]", {1});
   EXPECT_FALSE(CompareKeys::Make(c, ComparisonType::kFloat).has_value());

@@ -13,9 +13,9 @@
 // General-path tests call arithmetic/compare/select handlers that the
 // elementwise family provides; before that is merged the evaluator answers
 // "has no rule for ...", and only then does the test skip.
-#define XLITE_SKIP_IF_NO_RULE(result)                                                 \
+#define XLITE_SKIP_IF_NO_RULE(result)                                                        \
   if (!(result).ok() && absl::StrContains((result).status().message(), "has no rule for")) { \
-    GTEST_SKIP() << "needs another family's handler: " << (result).status();          \
+    GTEST_SKIP() << "needs another family's handler: " << (result).status();                 \
   }
 
 namespace xlite::eval::testing {

@@ -70,9 +70,12 @@ BinaryFn SelectBinary(PrimitiveType t, Binary op) {
       return nullptr;
     } else {
       switch (op) {
-        case Binary::kAdd: return &ApplyBinary<PT, Binary::kAdd>;
-        case Binary::kMultiply: return &ApplyBinary<PT, Binary::kMultiply>;
-        default: break;
+        case Binary::kAdd:
+          return &ApplyBinary<PT, Binary::kAdd>;
+        case Binary::kMultiply:
+          return &ApplyBinary<PT, Binary::kMultiply>;
+        default:
+          break;
       }
       if constexpr (std::is_arithmetic_v<T>) {
         if (op == Binary::kMaximum) return &ApplyBinary<PT, Binary::kMaximum>;
@@ -106,13 +109,17 @@ std::optional<Binary> PlainBinary(const HloComputation& comp) {
   bool in_order = IsParameter(root->operand(0), 0) && IsParameter(root->operand(1), 1);
   bool swapped = IsParameter(root->operand(0), 1) && IsParameter(root->operand(1), 0);
   switch (root->opcode()) {
-    case HloOpcode::kAdd: return in_order || swapped ? std::optional(Binary::kAdd) : std::nullopt;
+    case HloOpcode::kAdd:
+      return in_order || swapped ? std::optional(Binary::kAdd) : std::nullopt;
     case HloOpcode::kMultiply:
       return in_order || swapped ? std::optional(Binary::kMultiply) : std::nullopt;
     // Ties (+0 vs -0, two NaNs) give the first operand, so order matters.
-    case HloOpcode::kMaximum: return in_order ? std::optional(Binary::kMaximum) : std::nullopt;
-    case HloOpcode::kMinimum: return in_order ? std::optional(Binary::kMinimum) : std::nullopt;
-    default: return std::nullopt;
+    case HloOpcode::kMaximum:
+      return in_order ? std::optional(Binary::kMaximum) : std::nullopt;
+    case HloOpcode::kMinimum:
+      return in_order ? std::optional(Binary::kMinimum) : std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

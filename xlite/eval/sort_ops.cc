@@ -69,8 +69,8 @@ class SortComparator {
     int64_t n = static_cast<int64_t>(operands_.size());
     if (comparator_.num_parameters() != 2 * n) {
       return InvalidArgument("comparator ", comparator_.name(), " takes ",
-                             comparator_.num_parameters(), " parameters; ", n,
-                             " operand(s) need ", 2 * n);
+                             comparator_.num_parameters(), " parameters; ", n, " operand(s) need ",
+                             2 * n);
     }
     for (int64_t i = 0; i < 2 * n; ++i) {
       const HloInstruction* p = comparator_.parameter_instruction(i);
@@ -98,8 +98,7 @@ class SortComparator {
       return false;
     }
     if (!result->shape().IsScalar() || result->shape().element_type() != PrimitiveType::PRED) {
-      status_ = InvalidArgument("comparator returned ", result->shape().ToString(),
-                                ", not pred[]");
+      status_ = InvalidArgument("comparator returned ", result->shape().ToString(), ", not pred[]");
       return false;
     }
     return result->GetInt64(0) != 0;

@@ -18,9 +18,9 @@ using testing::TupleDoubles;
 std::string SortModule(const std::string& shape, int dim, const std::string& compare) {
   std::string t = shape.substr(0, shape.find('['));
   return "HloModule m\ncmp {\n  a = " + t + "[] parameter(0)\n  b = " + t +
-         "[] parameter(1)\n  ROOT c = pred[] compare(" + compare + "\n}\nENTRY e {\n  x = " +
-         shape + " parameter(0)\n  ROOT s = " + shape + " sort(x), dimensions={" +
-         std::to_string(dim) + "}, to_apply=cmp\n}\n";
+         "[] parameter(1)\n  ROOT c = pred[] compare(" + compare +
+         "\n}\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT s = " + shape +
+         " sort(x), dimensions={" + std::to_string(dim) + "}, to_apply=cmp\n}\n";
 }
 
 TEST(Sort, AscendingAndDescending) {
@@ -66,17 +66,18 @@ std::string KeyPayloadModule(int n, const std::string& compare) {
 }
 
 TEST(Sort, KeyAndPayloadStableOnTies) {
-  auto r = EvaluateText(KeyPayloadModule(6, "ka, kb), direction=LT"),
-                        {MakeLiteral("s32[6]", {3, 1, 4, 1, 3, 1}),
-                         MakeLiteral("f32[6]", {10, 20, 30, 40, 50, 60})});
+  auto r = EvaluateText(
+      KeyPayloadModule(6, "ka, kb), direction=LT"),
+      {MakeLiteral("s32[6]", {3, 1, 4, 1, 3, 1}), MakeLiteral("f32[6]", {10, 20, 30, 40, 50, 60})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(TupleDoubles(*r, 0), ElementsAre(1, 1, 1, 3, 3, 4));
   EXPECT_THAT(TupleDoubles(*r, 1), ElementsAre(20, 40, 60, 10, 50, 30));
 }
 
 TEST(Sort, ByTheSecondOperand) {
-  auto r = EvaluateText(KeyPayloadModule(4, "pa, pb), direction=GT"),
-                        {MakeLiteral("s32[4]", {0, 1, 2, 3}), MakeLiteral("f32[4]", {2, 8, -1, 5})});
+  auto r =
+      EvaluateText(KeyPayloadModule(4, "pa, pb), direction=GT"),
+                   {MakeLiteral("s32[4]", {0, 1, 2, 3}), MakeLiteral("f32[4]", {2, 8, -1, 5})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(TupleDoubles(*r, 0), ElementsAre(1, 3, 0, 2));
   EXPECT_THAT(TupleDoubles(*r, 1), ElementsAre(8, 5, 2, -1));
@@ -117,7 +118,8 @@ ENTRY e {
 // General path (compare/select/and from the elementwise family): a JAX-style
 // two-key comparator, key 0 then key 1.
 TEST(Sort, TwoKeyComparator) {
-  auto r = EvaluateText(R"(
+  auto r =
+      EvaluateText(R"(
 HloModule m
 cmp {
   a0 = s32[] parameter(0)
@@ -134,7 +136,7 @@ ENTRY e {
   k1 = s32[4] parameter(1)
   ROOT s = (s32[4], s32[4]) sort(k0, k1), dimensions={0}, to_apply=cmp
 })",
-                        {MakeLiteral("s32[4]", {2, 1, 2, 1}), MakeLiteral("s32[4]", {0, 5, -1, 3})});
+                   {MakeLiteral("s32[4]", {2, 1, 2, 1}), MakeLiteral("s32[4]", {0, 5, -1, 3})});
   XLITE_SKIP_IF_NO_RULE(r);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(TupleDoubles(*r, 0), ElementsAre(1, 1, 2, 2));
@@ -166,8 +168,8 @@ ENTRY e {
 }
 
 std::string TopKModule(const std::string& shape, const std::string& out, int k, bool largest) {
-  return "HloModule m\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT t = (" + out +
-         ", s32" + out.substr(out.find('[')) + ") topk(x), k=" + std::to_string(k) +
+  return "HloModule m\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT t = (" + out + ", s32" +
+         out.substr(out.find('[')) + ") topk(x), k=" + std::to_string(k) +
          ", largest=" + (largest ? "true" : "false") + "\n}\n";
 }
 

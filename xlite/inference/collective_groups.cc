@@ -82,8 +82,7 @@ bool IsInPlaceCollectivePermute(const HloInstruction& inst) {
       inst.operand_count() != 4) {
     return false;
   }
-  return !inst.attrs<CollectiveAttrs>().slice_sizes.empty() ||
-         inst.operand(2)->shape().IsTuple();
+  return !inst.attrs<CollectiveAttrs>().slice_sizes.empty() || inst.operand(2)->shape().IsTuple();
 }
 
 }  // namespace xlite

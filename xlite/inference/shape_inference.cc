@@ -122,8 +122,9 @@ absl::StatusOr<Shape> InferOmittedShape(const HloInstruction& inst) {
     // result for a scalar operand with none.
     if (inst.operand_count() != 1 || !inst.operand(0)->shape().IsScalar() ||
         !inst.dimensions().empty()) {
-      return InvalidArgument("a broadcast needs a result shape unless it broadcasts a scalar "
-                             "with dimensions={}");
+      return InvalidArgument(
+          "a broadcast needs a result shape unless it broadcasts a scalar "
+          "with dimensions={}");
     }
     Shape scalar = inst.operand(0)->shape();
     scalar.clear_layout();

@@ -25,14 +25,15 @@ absl::StatusOr<Shape> InferAsyncStart(const HloInstruction& inst) {
                            ", got ", Str(operands));
   }
   XLITE_ASSIGN_OR_RETURN(const HloComputation* comp, Called(inst, 0, "async wrapped"));
-  XLITE_RETURN_IF_ERROR(CheckSignature(comp, "async wrapped", operand_shapes,
-                                       &out.tuple_shapes(1)));
+  XLITE_RETURN_IF_ERROR(
+      CheckSignature(comp, "async wrapped", operand_shapes, &out.tuple_shapes(1)));
   return out;
 }
 
 absl::StatusOr<Shape> InferAsyncUpdateOrDone(const HloInstruction& inst) {
   if (inst.operand_count() != 1) {
-    return InvalidArgument(OpcodeName(inst.opcode()), " takes 1 operand, got ", inst.operand_count());
+    return InvalidArgument(OpcodeName(inst.opcode()), " takes 1 operand, got ",
+                           inst.operand_count());
   }
   const Shape& start = OperandShape(inst, 0);
   XLITE_RETURN_IF_ERROR(ExpectTupleOf(start, 2, "async operand"));
@@ -45,8 +46,8 @@ absl::StatusOr<Shape> InferCopyStart(const HloInstruction& inst) {
   const Shape& out = inst.shape();
   XLITE_RETURN_IF_ERROR(ExpectTupleOf(out, 2, "copy-start result"));
   if (!Compatible(out.tuple_shapes(0), x) || !Compatible(out.tuple_shapes(1), x)) {
-    return InvalidArgument("copy-start result must be (", Str(x), ", ", Str(x),
-                           ", context), got ", Str(out));
+    return InvalidArgument("copy-start result must be (", Str(x), ", ", Str(x), ", context), got ",
+                           Str(out));
   }
   return out;
 }
@@ -69,8 +70,8 @@ absl::StatusOr<Shape> InferFeed(const HloInstruction& inst) {
   if (inst.opcode() == O::kOutfeed) {
     const auto& a = inst.attrs<FeedAttrs>();
     if (a.outfeed_shape.has_value() && !Compatible(*a.outfeed_shape, OperandShape(inst, 0))) {
-      return InvalidArgument("outfeed_shape ", Str(*a.outfeed_shape),
-                             " does not match the data ", Str(OperandShape(inst, 0)));
+      return InvalidArgument("outfeed_shape ", Str(*a.outfeed_shape), " does not match the data ",
+                             Str(OperandShape(inst, 0)));
     }
     return Shape::Token();
   }
@@ -85,11 +86,13 @@ absl::StatusOr<Shape> InferFeed(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferAsyncAndIo(const HloInstruction& inst) {
   switch (inst.opcode()) {
-    case O::kAsyncStart: return InferAsyncStart(inst);
+    case O::kAsyncStart:
+      return InferAsyncStart(inst);
     case O::kAsyncUpdate:
     case O::kAsyncDone:
       return InferAsyncUpdateOrDone(inst);
-    case O::kCopyStart: return InferCopyStart(inst);
+    case O::kCopyStart:
+      return InferCopyStart(inst);
     case O::kCopyDone:
       XLITE_RETURN_IF_ERROR(ExpectTupleOf(OperandShape(inst, 0), 2, "copy-done operand"));
       return OperandShape(inst, 0).tuple_shapes(0);

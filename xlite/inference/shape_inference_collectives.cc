@@ -13,7 +13,8 @@ namespace {
 using O = HloOpcode;
 
 absl::StatusOr<std::vector<Shape>> ArrayOperands(const HloInstruction& inst) {
-  if (inst.operand_count() < 1) return InvalidArgument(OpcodeName(inst.opcode()), " needs operands");
+  if (inst.operand_count() < 1)
+    return InvalidArgument(OpcodeName(inst.opcode()), " needs operands");
   std::vector<Shape> shapes;
   for (const HloInstruction* op : inst.operands()) {
     XLITE_RETURN_IF_ERROR(ExpectArray(op->shape(), "collective operand"));
@@ -118,8 +119,7 @@ absl::StatusOr<Shape> InferAllToAll(const HloInstruction& inst) {
 
 // The offsets of one in-place buffer: a tuple holding one index per buffer
 // dimension (one slice), or a tuple of such tuples (several slices).
-absl::Status CheckBufferOffsets(const Shape& buffer, const Shape& offsets,
-                                absl::string_view what) {
+absl::Status CheckBufferOffsets(const Shape& buffer, const Shape& offsets, absl::string_view what) {
   if (!offsets.IsTuple()) {
     return InvalidArgument("in-place collective-permute ", what, " offsets must be a tuple, got ",
                            Str(offsets));
@@ -159,8 +159,10 @@ absl::Status CheckInPlaceBuffers(const HloInstruction& inst) {
     return CheckBufferOffsets(output, output_offsets, "output");
   }
   if (!input.IsTuple() || !output.IsTuple() || input.tuple_size() != output.tuple_size()) {
-    return InvalidArgument("in-place collective-permute buffers must be two arrays or two "
-                           "tuples of equal size, got ", Str(input), " and ", Str(output));
+    return InvalidArgument(
+        "in-place collective-permute buffers must be two arrays or two "
+        "tuples of equal size, got ",
+        Str(input), " and ", Str(output));
   }
   const Shape* buffers[] = {&input, &output};
   const Shape* offsets[] = {&input_offsets, &output_offsets};
@@ -168,12 +170,11 @@ absl::Status CheckInPlaceBuffers(const HloInstruction& inst) {
   for (int k = 0; k < 2; ++k) {
     if (!offsets[k]->IsTuple() || offsets[k]->tuple_size() != buffers[k]->tuple_size()) {
       return InvalidArgument("in-place collective-permute ", names[k], " offsets ",
-                             Str(*offsets[k]), " need one entry per buffer of ",
-                             Str(*buffers[k]));
+                             Str(*offsets[k]), " need one entry per buffer of ", Str(*buffers[k]));
     }
     for (int64_t i = 0; i < buffers[k]->tuple_size(); ++i) {
-      XLITE_RETURN_IF_ERROR(CheckBufferOffsets(buffers[k]->tuple_shapes(i),
-                                               offsets[k]->tuple_shapes(i), names[k]));
+      XLITE_RETURN_IF_ERROR(
+          CheckBufferOffsets(buffers[k]->tuple_shapes(i), offsets[k]->tuple_shapes(i), names[k]));
     }
   }
   return absl::OkStatus();
@@ -203,8 +204,8 @@ absl::Status CheckPairs(const HloInstruction& inst) {
       targets += pairs[j].second == pairs[i].second;
     }
     if (sources >= allowed || targets >= allowed) {
-      return InvalidArgument("source_target_pairs repeats source or target {", pairs[i].first,
-                             ",", pairs[i].second, "}",
+      return InvalidArgument("source_target_pairs repeats source or target {", pairs[i].first, ",",
+                             pairs[i].second, "}",
                              allowed > 1 ? absl::StrCat(" more than ", allowed, " times") : "");
     }
   }
@@ -248,9 +249,9 @@ absl::StatusOr<Shape> InferRaggedAllToAll(const HloInstruction& inst) {
   }
   for (int64_t k = 2; k < 6; ++k) {
     const Shape& s = OperandShape(inst, k);
-    if (!s.IsArray() || !IsInteger(s.element_type()) || !CompatibleDimensions(s, OperandShape(inst, 2))) {
-      return InvalidArgument("offsets and sizes must be integer arrays of one shape, got ",
-                             Str(s));
+    if (!s.IsArray() || !IsInteger(s.element_type()) ||
+        !CompatibleDimensions(s, OperandShape(inst, 2))) {
+      return InvalidArgument("offsets and sizes must be integer arrays of one shape, got ", Str(s));
     }
   }
   return output;
@@ -287,8 +288,7 @@ absl::StatusOr<Shape> InferCollective(const HloInstruction& inst) {
     case O::kAllGather:
     case O::kAllGatherStart: {
       XLITE_ASSIGN_OR_RETURN(std::vector<Shape> operands, ArrayOperands(inst));
-      XLITE_ASSIGN_OR_RETURN(std::vector<Shape> results,
-                             ScaleGatheredDim(inst, operands, true));
+      XLITE_ASSIGN_OR_RETURN(std::vector<Shape> results, ScaleGatheredDim(inst, operands, true));
       // all-gather-start is written either as (operands, results) or, in
       // older dumps, as the results alone.
       if (inst.opcode() == O::kAllGather || !inst.shape().IsTuple()) {
@@ -307,10 +307,14 @@ absl::StatusOr<Shape> InferCollective(const HloInstruction& inst) {
       }
       return start.tuple_shapes(1);
     }
-    case O::kAllToAll: return InferAllToAll(inst);
-    case O::kCollectivePermute: return PermuteResult(inst);
-    case O::kCollectivePermuteStart: return InferCollectivePermuteStart(inst);
-    case O::kRaggedAllToAll: return InferRaggedAllToAll(inst);
+    case O::kAllToAll:
+      return InferAllToAll(inst);
+    case O::kCollectivePermute:
+      return PermuteResult(inst);
+    case O::kCollectivePermuteStart:
+      return InferCollectivePermuteStart(inst);
+    case O::kRaggedAllToAll:
+      return InferRaggedAllToAll(inst);
     default: {  // collective-broadcast
       XLITE_ASSIGN_OR_RETURN(std::vector<Shape> shapes, ArrayOperands(inst));
       return MaybeTuple(std::move(shapes));

@@ -45,8 +45,8 @@ absl::StatusOr<Shape> InferConditional(const HloInstruction& inst) {
   Shape result;
   for (size_t k = 0; k < branches; ++k) {
     XLITE_ASSIGN_OR_RETURN(const HloComputation* branch, Called(inst, k, "branch"));
-    XLITE_RETURN_IF_ERROR(CheckSignature(branch, "branch", {OperandShape(inst, k + 1)},
-                                         k == 0 ? nullptr : &result));
+    XLITE_RETURN_IF_ERROR(
+        CheckSignature(branch, "branch", {OperandShape(inst, k + 1)}, k == 0 ? nullptr : &result));
     if (k == 0) {
       XLITE_ASSIGN_OR_RETURN(result, RootShape(branch));
     }
@@ -59,8 +59,8 @@ absl::StatusOr<Shape> InferCustomCall(const HloInstruction& inst) {
   if (a.operand_layout_constraints.has_value()) {
     const std::vector<Shape>& layouts = *a.operand_layout_constraints;
     if (static_cast<int64_t>(layouts.size()) != inst.operand_count()) {
-      return InvalidArgument("operand_layout_constraints has ", layouts.size(),
-                             " shapes for ", inst.operand_count(), " operands");
+      return InvalidArgument("operand_layout_constraints has ", layouts.size(), " shapes for ",
+                             inst.operand_count(), " operands");
     }
     for (size_t i = 0; i < layouts.size(); ++i) {
       if (!Compatible(layouts[i], OperandShape(inst, i))) {
@@ -71,8 +71,8 @@ absl::StatusOr<Shape> InferCustomCall(const HloInstruction& inst) {
   }
   for (const OutputOperandAlias& alias : a.output_to_operand_aliasing) {
     if (alias.operand < 0 || alias.operand >= inst.operand_count()) {
-      return InvalidArgument("output_to_operand_aliasing names operand ", alias.operand,
-                             " of ", inst.operand_count());
+      return InvalidArgument("output_to_operand_aliasing names operand ", alias.operand, " of ",
+                             inst.operand_count());
     }
     const Shape* out = ShapeAtIndex(inst.shape(), alias.output_index);
     const Shape* in = ShapeAtIndex(OperandShape(inst, alias.operand), alias.operand_index);
@@ -89,8 +89,8 @@ absl::StatusOr<Shape> InferRngBitGenerator(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(ExpectArray(state, "rng-bit-generator state"));
   if (!out.IsTuple() || out.tuple_size() != 2 || !Compatible(out.tuple_shapes(0), state) ||
       !out.tuple_shapes(1).IsArray()) {
-    return InvalidArgument("rng-bit-generator result must be (", Str(state),
-                           ", bits array), got ", Str(out));
+    return InvalidArgument("rng-bit-generator result must be (", Str(state), ", bits array), got ",
+                           Str(out));
   }
   return out;
 }
@@ -99,11 +99,16 @@ absl::StatusOr<Shape> InferRngBitGenerator(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferControl(const HloInstruction& inst) {
   switch (inst.opcode()) {
-    case O::kCall: return InferCallLike(inst, "to_apply");
-    case O::kFusion: return InferCallLike(inst, "fused");
-    case O::kWhile: return InferWhile(inst);
-    case O::kConditional: return InferConditional(inst);
-    case O::kCustomCall: return InferCustomCall(inst);
+    case O::kCall:
+      return InferCallLike(inst, "to_apply");
+    case O::kFusion:
+      return InferCallLike(inst, "fused");
+    case O::kWhile:
+      return InferWhile(inst);
+    case O::kConditional:
+      return InferConditional(inst);
+    case O::kCustomCall:
+      return InferCustomCall(inst);
     case O::kDomain:
     case O::kOptimizationBarrier:
       return OperandShape(inst, 0);
@@ -116,7 +121,8 @@ absl::StatusOr<Shape> InferControl(const HloInstruction& inst) {
     case O::kAfterAll:
       // Any operands: XLA's verifier orders after values as well as tokens.
       return Shape::Token();
-    case O::kRngBitGenerator: return InferRngBitGenerator(inst);
+    case O::kRngBitGenerator:
+      return InferRngBitGenerator(inst);
     case O::kReplicaId:
     case O::kPartitionId:
       return Shape::Scalar(PrimitiveType::U32);

@@ -7,8 +7,8 @@ namespace {
 
 // The role dimensions of one operand: batch/feature then spatial, which must
 // be distinct and in range of `rank` (= 2 + spatial count).
-absl::Status CheckLabels(int64_t a, int64_t b, const std::vector<int64_t>& spatial,
-                         int64_t rank, absl::string_view what) {
+absl::Status CheckLabels(int64_t a, int64_t b, const std::vector<int64_t>& spatial, int64_t rank,
+                         absl::string_view what) {
   std::vector<int64_t> all = {a, b};
   all.insert(all.end(), spatial.begin(), spatial.end());
   if (static_cast<int64_t>(all.size()) != rank) {
@@ -29,8 +29,9 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(ExpectArray(rhs, "convolution kernel"));
   size_t spatial = d.input_spatial.size();
   if (d.kernel_spatial.size() != spatial || d.output_spatial.size() != spatial) {
-    return InvalidArgument("dim_labels must name as many spatial dimensions for input, kernel "
-                           "and output");
+    return InvalidArgument(
+        "dim_labels must name as many spatial dimensions for input, kernel "
+        "and output");
   }
   if (a.window.size() != spatial) {
     return InvalidArgument("window has ", a.window.size(), " dimensions, the convolution has ",
@@ -50,8 +51,10 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& inst) {
   int64_t k_in = rhs.dimensions(d.kernel_input_feature);
   int64_t k_out = rhs.dimensions(d.kernel_output_feature);
   if (in_feature % fgc != 0 || k_in * fgc != in_feature) {
-    return InvalidArgument("input feature size ", in_feature, " must equal kernel input "
-                           "feature size ", k_in, " times feature_group_count ", fgc);
+    return InvalidArgument("input feature size ", in_feature,
+                           " must equal kernel input "
+                           "feature size ",
+                           k_in, " times feature_group_count ", fgc);
   }
   if (k_out % fgc != 0) {
     return InvalidArgument("kernel output feature size ", k_out,
@@ -62,8 +65,8 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& inst) {
                            " must be divisible by batch_group_count ", bgc);
   }
   int64_t out_rank = 2 + static_cast<int64_t>(spatial);
-  XLITE_RETURN_IF_ERROR(CheckLabels(d.output_batch, d.output_feature, d.output_spatial,
-                                    out_rank, "output"));
+  XLITE_RETURN_IF_ERROR(
+      CheckLabels(d.output_batch, d.output_feature, d.output_spatial, out_rank, "output"));
   DimVector dims(out_rank);
   dims[d.output_batch] = in_batch / bgc;
   dims[d.output_feature] = k_out;

@@ -24,8 +24,10 @@ absl::StatusOr<Shape> InferBroadcast(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(SameElementType(x, out, "broadcast"));
   const std::vector<int64_t>& dims = inst.dimensions();
   if (static_cast<int64_t>(dims.size()) != x.rank()) {
-    return InvalidArgument("broadcast dimensions {", ListStr(dims), "} must have one entry per "
-                           "operand dimension of ", Str(x));
+    return InvalidArgument("broadcast dimensions {", ListStr(dims),
+                           "} must have one entry per "
+                           "operand dimension of ",
+                           Str(x));
   }
   XLITE_RETURN_IF_ERROR(CheckDimensionList(dims, out.rank(), "broadcast dimensions", false));
   for (int64_t i = 0; i < x.rank(); ++i) {
@@ -46,8 +48,8 @@ absl::StatusOr<Shape> InferReshape(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(SameElementType(x, out, "reshape"));
   int64_t a = x.ElementCount(), b = out.ElementCount();
   if (a >= 0 && b >= 0 && a != b) {
-    return InvalidArgument("reshape must keep the element count, got ", Str(x), " (", a,
-                           ") to ", Str(out), " (", b, ")");
+    return InvalidArgument("reshape must keep the element count, got ", Str(x), " (", a, ") to ",
+                           Str(out), " (", b, ")");
   }
   return out;
 }
@@ -66,8 +68,10 @@ absl::StatusOr<Shape> InferDynamicReshape(const HloInstruction& inst) {
   for (int64_t i = 1; i < inst.operand_count(); ++i) {
     const Shape& s = OperandShape(inst, i);
     if (!s.IsScalar() || !IsInteger(s.element_type())) {
-      return InvalidArgument("dynamic-reshape size operand ", i, " must be an integer scalar, "
-                             "got ", Str(s));
+      return InvalidArgument("dynamic-reshape size operand ", i,
+                             " must be an integer scalar, "
+                             "got ",
+                             Str(s));
     }
   }
   return out;
@@ -125,8 +129,7 @@ absl::Status CheckStartIndices(const HloInstruction& inst, int64_t first, int64_
     if (!s.IsScalar() || !IsInteger(s.element_type()) ||
         s.element_type() != OperandShape(inst, first).element_type()) {
       return InvalidArgument("start index operand ", i,
-                             " must be an integer scalar of the first index's type, got ",
-                             Str(s));
+                             " must be an integer scalar of the first index's type, got ", Str(s));
     }
   }
   return absl::OkStatus();
@@ -190,8 +193,8 @@ absl::StatusOr<Shape> InferConcatenate(const HloInstruction& inst) {
       ok = j == d || s.dimensions(j) == first.dimensions(j);
     }
     if (!ok) {
-      return InvalidArgument("concatenate operands must match except in dimension ", d,
-                             ", got ", Str(first), " and ", Str(s));
+      return InvalidArgument("concatenate operands must match except in dimension ", d, ", got ",
+                             Str(first), " and ", Str(s));
     }
     dims[d] += s.dimensions(d);
   }
@@ -216,8 +219,8 @@ absl::StatusOr<Shape> InferPad(const HloInstruction& inst) {
     if (p.interior < 0) return InvalidArgument("interior padding must not be negative");
     dims[i] = p.low + p.high + n + std::max<int64_t>(n - 1, 0) * p.interior;
     if (dims[i] < 0) {
-      return InvalidArgument("padding ", p.low, "_", p.high, "_", p.interior, " of dimension ",
-                             i, " of ", Str(x), " gives a negative size");
+      return InvalidArgument("padding ", p.low, "_", p.high, "_", p.interior, " of dimension ", i,
+                             " of ", Str(x), " gives a negative size");
     }
   }
   return ArrayShape(x.element_type(), dims);
@@ -226,8 +229,8 @@ absl::StatusOr<Shape> InferPad(const HloInstruction& inst) {
 absl::StatusOr<Shape> InferReverse(const HloInstruction& inst) {
   const Shape& x = OperandShape(inst, 0);
   XLITE_RETURN_IF_ERROR(ExpectArray(x, "reverse operand"));
-  XLITE_RETURN_IF_ERROR(CheckDimensionList(inst.dimensions(), x.rank(), "reverse dimensions",
-                                           false));
+  XLITE_RETURN_IF_ERROR(
+      CheckDimensionList(inst.dimensions(), x.rank(), "reverse dimensions", false));
   return x;
 }
 
@@ -265,7 +268,8 @@ absl::StatusOr<Shape> InferDimensionSize(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferGetTupleElement(const HloInstruction& inst) {
   const Shape& t = OperandShape(inst, 0);
-  if (!t.IsTuple()) return InvalidArgument("get-tuple-element operand must be a tuple, got ", Str(t));
+  if (!t.IsTuple())
+    return InvalidArgument("get-tuple-element operand must be a tuple, got ", Str(t));
   int64_t i = inst.tuple_index();
   if (i < 0 || i >= t.tuple_size()) {
     return InvalidArgument("tuple index ", i, " is out of range for ", Str(t));
@@ -286,22 +290,35 @@ absl::StatusOr<Shape> InferConstant(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferDataMovement(const HloInstruction& inst) {
   switch (inst.opcode()) {
-    case O::kBroadcast: return InferBroadcast(inst);
-    case O::kReshape: return InferReshape(inst);
-    case O::kDynamicReshape: return InferDynamicReshape(inst);
-    case O::kTranspose: return InferTranspose(inst);
-    case O::kSlice: return InferSlice(inst);
-    case O::kDynamicSlice: return InferDynamicSlice(inst);
-    case O::kDynamicUpdateSlice: return InferDynamicUpdateSlice(inst);
-    case O::kConcatenate: return InferConcatenate(inst);
-    case O::kPad: return InferPad(inst);
-    case O::kReverse: return InferReverse(inst);
-    case O::kIota: return InferIota(inst);
+    case O::kBroadcast:
+      return InferBroadcast(inst);
+    case O::kReshape:
+      return InferReshape(inst);
+    case O::kDynamicReshape:
+      return InferDynamicReshape(inst);
+    case O::kTranspose:
+      return InferTranspose(inst);
+    case O::kSlice:
+      return InferSlice(inst);
+    case O::kDynamicSlice:
+      return InferDynamicSlice(inst);
+    case O::kDynamicUpdateSlice:
+      return InferDynamicUpdateSlice(inst);
+    case O::kConcatenate:
+      return InferConcatenate(inst);
+    case O::kPad:
+      return InferPad(inst);
+    case O::kReverse:
+      return InferReverse(inst);
+    case O::kIota:
+      return InferIota(inst);
     case O::kGetDimensionSize:
     case O::kSetDimensionSize:
       return InferDimensionSize(inst);
-    case O::kGetTupleElement: return InferGetTupleElement(inst);
-    case O::kConstant: return InferConstant(inst);
+    case O::kGetTupleElement:
+      return InferGetTupleElement(inst);
+    case O::kConstant:
+      return InferConstant(inst);
     case O::kTuple: {
       std::vector<Shape> elements;
       elements.reserve(inst.operand_count());

@@ -9,25 +9,50 @@ using O = HloOpcode;
 
 // Which element kinds a unary or binary opcode accepts.
 enum Accepts : uint8_t {
-  kAcceptPred = 1, kAcceptInt = 2, kAcceptFloat = 4, kAcceptComplex = 8,
+  kAcceptPred = 1,
+  kAcceptInt = 2,
+  kAcceptFloat = 4,
+  kAcceptComplex = 8,
 };
 
 uint8_t AcceptedKinds(HloOpcode op) {
   switch (op) {
-    case O::kAbs: case O::kNegate: case O::kSign: case O::kAdd: case O::kSubtract:
-    case O::kMultiply: case O::kDivide: case O::kPower:
+    case O::kAbs:
+    case O::kNegate:
+    case O::kSign:
+    case O::kAdd:
+    case O::kSubtract:
+    case O::kMultiply:
+    case O::kDivide:
+    case O::kPower:
       return kAcceptInt | kAcceptFloat | kAcceptComplex;
-    case O::kMaximum: case O::kMinimum: case O::kRemainder:
+    case O::kMaximum:
+    case O::kMinimum:
+    case O::kRemainder:
       return kAcceptPred | kAcceptInt | kAcceptFloat;
-    case O::kNot: case O::kAnd: case O::kOr: case O::kXor:
+    case O::kNot:
+    case O::kAnd:
+    case O::kOr:
+    case O::kXor:
       return kAcceptPred | kAcceptInt;
-    case O::kClz: case O::kPopulationCount: case O::kShiftLeft:
-    case O::kShiftRightArithmetic: case O::kShiftRightLogical: case O::kMulhi:
+    case O::kClz:
+    case O::kPopulationCount:
+    case O::kShiftLeft:
+    case O::kShiftRightArithmetic:
+    case O::kShiftRightLogical:
+    case O::kMulhi:
       return kAcceptInt;
-    case O::kCeil: case O::kFloor: case O::kRoundNearestAfz: case O::kRoundNearestEven:
-    case O::kIsFinite: case O::kErf: case O::kReducePrecision:
+    case O::kCeil:
+    case O::kFloor:
+    case O::kRoundNearestAfz:
+    case O::kRoundNearestEven:
+    case O::kIsFinite:
+    case O::kErf:
+    case O::kReducePrecision:
       return kAcceptFloat;
-    case O::kReal: case O::kImag: case O::kComplex:
+    case O::kReal:
+    case O::kImag:
+    case O::kComplex:
       return kAcceptFloat | kAcceptComplex;
     default:  // transcendental and trigonometric math, atan2
       return kAcceptFloat | kAcceptComplex;
@@ -37,8 +62,7 @@ uint8_t AcceptedKinds(HloOpcode op) {
 bool KindAccepted(HloOpcode op, PrimitiveType t) {
   uint8_t accepts = AcceptedKinds(op);
   return (IsPred(t) && (accepts & kAcceptPred)) || (IsInteger(t) && (accepts & kAcceptInt)) ||
-         (IsFloat(t) && (accepts & kAcceptFloat)) ||
-         (IsComplex(t) && (accepts & kAcceptComplex));
+         (IsFloat(t) && (accepts & kAcceptFloat)) || (IsComplex(t) && (accepts & kAcceptComplex));
 }
 
 absl::Status CheckKind(const HloInstruction& inst, const Shape& s) {
@@ -57,15 +81,13 @@ Shape WithType(const Shape& s, PrimitiveType t) {
 
 absl::Status SameDims(const Shape& a, const Shape& b) {
   if (CompatibleDimensions(a, b)) return absl::OkStatus();
-  return InvalidArgument("operands must have identical dimensions, got ", Str(a), " and ",
-                         Str(b));
+  return InvalidArgument("operands must have identical dimensions, got ", Str(a), " and ", Str(b));
 }
 
 absl::Status SameShape(const Shape& a, const Shape& b) {
   XLITE_RETURN_IF_ERROR(SameDims(a, b));
   if (a.element_type() == b.element_type()) return absl::OkStatus();
-  return InvalidArgument("operands must have the same element type, got ", Str(a), " and ",
-                         Str(b));
+  return InvalidArgument("operands must have the same element type, got ", Str(a), " and ", Str(b));
 }
 
 absl::StatusOr<Shape> InferUnary(const HloInstruction& inst) {
@@ -74,16 +96,19 @@ absl::StatusOr<Shape> InferUnary(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(ExpectArray(x, "operand"));
   XLITE_RETURN_IF_ERROR(CheckKind(inst, x));
   switch (inst.opcode()) {
-    case O::kAbs: case O::kReal: case O::kImag:
-      return IsComplex(x.element_type()) ? WithType(x, ComplexComponentType(x.element_type()))
-                                         : x;
+    case O::kAbs:
+    case O::kReal:
+    case O::kImag:
+      return IsComplex(x.element_type()) ? WithType(x, ComplexComponentType(x.element_type())) : x;
     case O::kIsFinite:
       return WithType(x, PrimitiveType::PRED);
     case O::kReducePrecision: {
       const auto& a = inst.attrs<ReducePrecisionAttrs>();
       if (a.exponent_bits < 1 || a.mantissa_bits < 0) {
-        return InvalidArgument("reduce-precision needs exponent_bits >= 1 and mantissa_bits "
-                               ">= 0, got ", a.exponent_bits, " and ", a.mantissa_bits);
+        return InvalidArgument(
+            "reduce-precision needs exponent_bits >= 1 and mantissa_bits "
+            ">= 0, got ",
+            a.exponent_bits, " and ", a.mantissa_bits);
       }
       return x;
     }
@@ -201,8 +226,10 @@ absl::StatusOr<Shape> InferStochasticConvert(const HloInstruction& inst) {
   }
   if (!IsUnsignedInt(bits.element_type()) ||
       BitWidth(bits.element_type()) != BitWidth(x.element_type())) {
-    return InvalidArgument("stochastic-convert random bits must be unsigned with the operand's "
-                           "bit width, got ", Str(bits), " for ", Str(x));
+    return InvalidArgument(
+        "stochastic-convert random bits must be unsigned with the operand's "
+        "bit width, got ",
+        Str(bits), " for ", Str(x));
   }
   XLITE_RETURN_IF_ERROR(SameDims(x, bits));
   return DeclaredTypeSameDims(inst, x);
@@ -220,8 +247,7 @@ absl::StatusOr<Shape> InferRng(const HloInstruction& inst) {
   const Shape& b = OperandShape(inst, 1);
   const Shape& out = inst.shape();
   if (!a.IsScalar() || !b.IsScalar() || a.element_type() != b.element_type()) {
-    return InvalidArgument("rng bounds must be scalars of one type, got ", Str(a), " and ",
-                           Str(b));
+    return InvalidArgument("rng bounds must be scalars of one type, got ", Str(a), " and ", Str(b));
   }
   XLITE_RETURN_IF_ERROR(ExpectArray(out, "rng result"));
   if (out.element_type() != a.element_type()) {
@@ -241,9 +267,19 @@ absl::StatusOr<Shape> InferRng(const HloInstruction& inst) {
 bool SameTypeElementwiseHolds(const HloInstruction& inst) {
   switch (inst.opcode()) {
     // Opcodes whose result type or operand rules differ from the operands'.
-    case O::kSelect: case O::kClamp: case O::kConvert: case O::kBitcastConvert:
-    case O::kStochasticConvert: case O::kRng: case O::kCompare: case O::kComplex:
-    case O::kAbs: case O::kReal: case O::kImag: case O::kIsFinite: case O::kReducePrecision:
+    case O::kSelect:
+    case O::kClamp:
+    case O::kConvert:
+    case O::kBitcastConvert:
+    case O::kStochasticConvert:
+    case O::kRng:
+    case O::kCompare:
+    case O::kComplex:
+    case O::kAbs:
+    case O::kReal:
+    case O::kImag:
+    case O::kIsFinite:
+    case O::kReducePrecision:
     case O::kCopy:
       return false;
     default:
@@ -267,13 +303,20 @@ bool SameTypeElementwiseHolds(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferElementwise(const HloInstruction& inst) {
   switch (inst.opcode()) {
-    case O::kSelect: return InferSelect(inst);
-    case O::kClamp: return InferClamp(inst);
-    case O::kConvert: return InferConvert(inst);
-    case O::kBitcastConvert: return InferBitcastConvert(inst);
-    case O::kStochasticConvert: return InferStochasticConvert(inst);
-    case O::kRng: return InferRng(inst);
-    default: break;
+    case O::kSelect:
+      return InferSelect(inst);
+    case O::kClamp:
+      return InferClamp(inst);
+    case O::kConvert:
+      return InferConvert(inst);
+    case O::kBitcastConvert:
+      return InferBitcastConvert(inst);
+    case O::kStochasticConvert:
+      return InferStochasticConvert(inst);
+    case O::kRng:
+      return InferRng(inst);
+    default:
+      break;
   }
   if (inst.operand_count() == 1) return InferUnary(inst);
   return InferBinary(inst);

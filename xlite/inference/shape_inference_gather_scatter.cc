@@ -46,8 +46,7 @@ DimVector IndexBatchDims(const Shape& indices, int64_t index_vector_dim) {
 
 absl::Status CheckIndicesBatchingDims(absl::Span<const int64_t> dims, const Shape& indices,
                                       int64_t index_vector_dim, size_t operand_batching_count) {
-  XLITE_RETURN_IF_ERROR(
-      CheckDimensionList(dims, indices.rank(), "indices batching dims", false));
+  XLITE_RETURN_IF_ERROR(CheckDimensionList(dims, indices.rank(), "indices batching dims", false));
   if (Contains(dims, index_vector_dim)) {
     return InvalidArgument("indices batching dims must not contain index_vector_dim ",
                            index_vector_dim);
@@ -79,17 +78,18 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& inst) {
                                  d.operand_batching_dims, "operand_batching_dims"));
   XLITE_RETURN_IF_ERROR(Disjoint(d.start_index_map, "start_index_map", d.operand_batching_dims,
                                  "operand_batching_dims"));
-  XLITE_RETURN_IF_ERROR(CheckIndicesBatchingDims(d.start_indices_batching_dims, indices,
-                                                 d.index_vector_dim,
-                                                 d.operand_batching_dims.size()));
+  XLITE_RETURN_IF_ERROR(CheckIndicesBatchingDims(
+      d.start_indices_batching_dims, indices, d.index_vector_dim, d.operand_batching_dims.size()));
   if (static_cast<int64_t>(d.start_index_map.size()) != index_size) {
     return InvalidArgument("start_index_map has ", d.start_index_map.size(),
                            " entries but the index vector has ", index_size);
   }
   if (static_cast<int64_t>(d.offset_dims.size() + d.collapsed_slice_dims.size() +
                            d.operand_batching_dims.size()) != rank) {
-    return InvalidArgument("offset_dims, collapsed_slice_dims and operand_batching_dims must "
-                           "together cover the ", rank, " operand dimensions");
+    return InvalidArgument(
+        "offset_dims, collapsed_slice_dims and operand_batching_dims must "
+        "together cover the ",
+        rank, " operand dimensions");
   }
   if (static_cast<int64_t>(a.slice_sizes.size()) != rank) {
     return InvalidArgument("slice_sizes {", ListStr(a.slice_sizes),
@@ -101,8 +101,10 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& inst) {
       return InvalidArgument("slice size ", s, " of dimension ", i, " exceeds ", Str(operand));
     }
     if ((Contains(d.collapsed_slice_dims, i) || Contains(d.operand_batching_dims, i)) && s > 1) {
-      return InvalidArgument("collapsed or batching dimension ", i, " must have slice size "
-                             "at most 1, got ", s);
+      return InvalidArgument("collapsed or batching dimension ", i,
+                             " must have slice size "
+                             "at most 1, got ",
+                             s);
     }
   }
   DimVector dims(out_rank);
@@ -125,8 +127,7 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& inst) {
 absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
   int64_t n = inst.operand_count();
   if (n < 3 || n % 2 == 0) {
-    return InvalidArgument("scatter needs N operands, indices and N updates, got ", n,
-                           " operands");
+    return InvalidArgument("scatter needs N operands, indices and N updates, got ", n, " operands");
   }
   int64_t count = (n - 1) / 2;
   const Shape& operand = OperandShape(inst, 0);
@@ -141,8 +142,8 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
     XLITE_RETURN_IF_ERROR(ExpectArray(op, "scatter operand"));
     XLITE_RETURN_IF_ERROR(ExpectArray(updates, "scatter updates"));
     if (!CompatibleDimensions(op, operand)) {
-      return InvalidArgument("scatter operands must have identical dimensions, got ",
-                             Str(operand), " and ", Str(op));
+      return InvalidArgument("scatter operands must have identical dimensions, got ", Str(operand),
+                             " and ", Str(op));
     }
     if (updates.element_type() != op.element_type()) {
       return InvalidArgument("scatter updates ", Str(updates), " must have the element type of ",
@@ -169,8 +170,7 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(Disjoint(d.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims",
                                  d.input_batching_dims, "input_batching_dims"));
   XLITE_RETURN_IF_ERROR(CheckIndicesBatchingDims(d.scatter_indices_batching_dims, indices,
-                                                 d.index_vector_dim,
-                                                 d.input_batching_dims.size()));
+                                                 d.index_vector_dim, d.input_batching_dims.size()));
   if (static_cast<int64_t>(d.scatter_dims_to_operand_dims.size()) != index_size) {
     return InvalidArgument("scatter_dims_to_operand_dims has ",
                            d.scatter_dims_to_operand_dims.size(),
@@ -178,8 +178,10 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
   }
   if (static_cast<int64_t>(d.update_window_dims.size() + d.inserted_window_dims.size() +
                            d.input_batching_dims.size()) != rank) {
-    return InvalidArgument("update_window_dims, inserted_window_dims and input_batching_dims "
-                           "must together cover the ", rank, " operand dimensions");
+    return InvalidArgument(
+        "update_window_dims, inserted_window_dims and input_batching_dims "
+        "must together cover the ",
+        rank, " operand dimensions");
   }
   if (updates.rank() != static_cast<int64_t>(d.update_window_dims.size() + batch.size())) {
     return InvalidArgument("updates ", Str(updates), " must have rank ",
@@ -195,8 +197,7 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
       }
       if (updates.dimensions(i) > operand.dimensions(operand_dim)) {
         return InvalidArgument("update window dimension ", i, " of ", Str(updates),
-                               " exceeds operand dimension ", operand_dim, " of ",
-                               Str(operand));
+                               " exceeds operand dimension ", operand_dim, " of ", Str(operand));
       }
       ++operand_dim;
     } else if (updates.dimensions(i) != batch[next_batch++]) {

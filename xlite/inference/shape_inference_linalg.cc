@@ -45,8 +45,7 @@ absl::Status CheckDotOperandDims(const DotDimensions& d, const Shape& lhs, const
       d.lhs_contracting.size() != d.rhs_contracting.size()) {
     return InvalidArgument("lhs and rhs must have as many batch and contracting dims, got ",
                            d.lhs_batch.size(), "/", d.rhs_batch.size(), " batch and ",
-                           d.lhs_contracting.size(), "/", d.rhs_contracting.size(),
-                           " contracting");
+                           d.lhs_contracting.size(), "/", d.rhs_contracting.size(), " contracting");
   }
   for (size_t i = 0; i < d.lhs_batch.size(); ++i) {
     if (lhs.dimensions(d.lhs_batch[i]) != rhs.dimensions(d.rhs_batch[i])) {
@@ -83,8 +82,8 @@ Shape SparseDotMetadataShape(const Shape& operand, const SparsityDescriptor& s) 
   int64_t bits_per_value = 0;
   while ((int64_t{1} << bits_per_value) < s.m && bits_per_value < 62) ++bits_per_value;
   const int64_t bits_per_group = s.n > 16 ? 17 : s.n * bits_per_value;
-  const int64_t groups_per_element = bits_per_group >= 16 ? 1 : (16 + bits_per_group - 1) /
-                                                                    bits_per_group;
+  const int64_t groups_per_element =
+      bits_per_group >= 16 ? 1 : (16 + bits_per_group - 1) / bits_per_group;
   const int64_t size = operand.dimensions(s.dimension);
   const int64_t groups = size / s.n + (size % s.n != 0 ? 1 : 0);
   DimVector dims(operand.dimensions().begin(), operand.dimensions().end());
@@ -110,12 +109,11 @@ absl::Status CheckSparsityDescriptors(const DotDimensions& d,
     if (s.n < 1 || s.m <= s.n) {
       return InvalidArgument("structured sparsity ", s.n, ":", s.m, " needs 1 <= n < m");
     }
-    const std::vector<int64_t>& contracting = s.operand == 0 ? d.lhs_contracting
-                                                             : d.rhs_contracting;
+    const std::vector<int64_t>& contracting =
+        s.operand == 0 ? d.lhs_contracting : d.rhs_contracting;
     if (!Contains(contracting, s.dimension)) {
       return InvalidArgument("the sparse dimension ", s.dimension, " of operand ", s.operand,
-                             " must be one of its contracting dimensions ",
-                             ListStr(contracting));
+                             " must be one of its contracting dimensions ", ListStr(contracting));
     }
   }
   return absl::OkStatus();
@@ -131,8 +129,8 @@ absl::Status CheckSparseMetadata(const HloInstruction& inst,
     const Shape expected =
         SparseDotMetadataShape(OperandShape(inst, sparsity[i].operand), sparsity[i]);
     if (!ShapesCompatible(meta, expected)) {
-      return InvalidArgument("sparse dot metadata operand ", meta_index, " must be ",
-                             Str(expected), ", got ", Str(meta));
+      return InvalidArgument("sparse dot metadata operand ", meta_index, " must be ", Str(expected),
+                             ", got ", Str(meta));
     }
   }
   return absl::OkStatus();
@@ -197,8 +195,10 @@ absl::StatusOr<Shape> InferRaggedDot(const HloInstruction& inst) {
     return Shape(t, dims);
   }
   if (group_dims.size() != 1 || rhs.dimensions(group_dims[0]) != g) {
-    return InvalidArgument("ragged-dot with a non-contracting ragged dimension needs one rhs "
-                           "group dimension of size ", g, ", got ", Str(rhs));
+    return InvalidArgument(
+        "ragged-dot with a non-contracting ragged dimension needs one rhs "
+        "group dimension of size ",
+        g, ", got ", Str(rhs));
   }
   return Shape(t, DotDims(d, lhs, rhs, group_dims));
 }
@@ -233,8 +233,10 @@ absl::StatusOr<Shape> InferFft(const HloInstruction& inst) {
   XLITE_RETURN_IF_ERROR(ExpectArray(x, "fft operand"));
   int64_t n = static_cast<int64_t>(a.length.size());
   if (n < 1 || n > 3 || n > x.rank()) {
-    return InvalidArgument("fft_length {", ListStr(a.length), "} must have 1 to 3 entries, at "
-                           "most the rank of ", Str(x));
+    return InvalidArgument("fft_length {", ListStr(a.length),
+                           "} must have 1 to 3 entries, at "
+                           "most the rank of ",
+                           Str(x));
   }
   PrimitiveType t = x.element_type();
   DimVector dims(x.dimensions().begin(), x.dimensions().end());
@@ -332,15 +334,21 @@ absl::StatusOr<Shape> InferBatchNorm(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferLinalg(const HloInstruction& inst) {
   switch (inst.opcode()) {
-    case O::kDot: return InferDot(inst);
-    case O::kRaggedDot: return InferRaggedDot(inst);
-    case O::kScaledDot: return InferScaledDot(inst);
-    case O::kFft: return InferFft(inst);
-    case O::kTriangularSolve: return InferTriangularSolve(inst);
+    case O::kDot:
+      return InferDot(inst);
+    case O::kRaggedDot:
+      return InferRaggedDot(inst);
+    case O::kScaledDot:
+      return InferScaledDot(inst);
+    case O::kFft:
+      return InferFft(inst);
+    case O::kTriangularSolve:
+      return InferTriangularSolve(inst);
     case O::kCholesky:
       XLITE_RETURN_IF_ERROR(ExpectSquareMatrices(OperandShape(inst, 0), "cholesky operand"));
       return OperandShape(inst, 0);
-    default: return InferBatchNorm(inst);
+    default:
+      return InferBatchNorm(inst);
   }
 }
 

@@ -12,9 +12,9 @@ using O = HloOpcode;
 using ShapeList = absl::InlinedVector<Shape, 4>;
 
 struct VariadicInputs {
-  int64_t count = 0;       // N
-  ShapeList init_types;    // scalar accumulators
-  ShapeList input_types;   // scalar input elements
+  int64_t count = 0;      // N
+  ShapeList init_types;   // scalar accumulators
+  ShapeList input_types;  // scalar input elements
 };
 
 // Splits `N arrays, N scalar inits` and checks the reducer
@@ -45,8 +45,8 @@ absl::StatusOr<VariadicInputs> CheckReducer(const HloInstruction& inst) {
   params.insert(params.end(), v.input_types.begin(), v.input_types.end());
   absl::InlinedVector<int64_t, 4> fp_params;
   for (int64_t k = 0; k < v.count; ++k) fp_params.push_back(v.count + k);
-  Shape result = v.count == 1 ? v.init_types[0]
-                              : Shape::Tuple({v.init_types.begin(), v.init_types.end()});
+  Shape result =
+      v.count == 1 ? v.init_types[0] : Shape::Tuple({v.init_types.begin(), v.init_types.end()});
   XLITE_RETURN_IF_ERROR(CheckSignature(comp, "reducer", params, &result, fp_params));
   return v;
 }
@@ -113,7 +113,8 @@ absl::StatusOr<Shape> InferSelectAndScatter(const HloInstruction& inst) {
 
 // N arrays of identical dimensions (element types may differ).
 absl::Status CheckSameDimsOperands(const HloInstruction& inst) {
-  if (inst.operand_count() < 1) return InvalidArgument(OpcodeName(inst.opcode()), " needs operands");
+  if (inst.operand_count() < 1)
+    return InvalidArgument(OpcodeName(inst.opcode()), " needs operands");
   for (int64_t k = 0; k < inst.operand_count(); ++k) {
     const Shape& s = OperandShape(inst, k);
     XLITE_RETURN_IF_ERROR(ExpectArray(s, "operand"));
@@ -208,13 +209,20 @@ absl::StatusOr<Shape> InferScan(const HloInstruction& inst) {
 
 absl::StatusOr<Shape> InferReduction(const HloInstruction& inst) {
   switch (inst.opcode()) {
-    case O::kReduce: return InferReduce(inst);
-    case O::kReduceWindow: return InferReduceWindow(inst);
-    case O::kSelectAndScatter: return InferSelectAndScatter(inst);
-    case O::kSort: return InferSort(inst);
-    case O::kTopK: return InferTopK(inst);
-    case O::kMap: return InferMap(inst);
-    default: return InferScan(inst);
+    case O::kReduce:
+      return InferReduce(inst);
+    case O::kReduceWindow:
+      return InferReduceWindow(inst);
+    case O::kSelectAndScatter:
+      return InferSelectAndScatter(inst);
+    case O::kSort:
+      return InferSort(inst);
+    case O::kTopK:
+      return InferTopK(inst);
+    case O::kMap:
+      return InferMap(inst);
+    default:
+      return InferScan(inst);
   }
 }
 

@@ -1,10 +1,10 @@
 #include "xlite/inference/shape_inference.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_cat.h"
-#include "xlite/text/parser.h"
 #include "xlite/base/strings.h"
+#include "xlite/text/parser.h"
 
 namespace xlite {
 namespace {
@@ -53,105 +53,146 @@ std::string WithAdd(absl::string_view entry, absl::string_view header = "") {
 
 const Case kCases[] = {
     {"Unary", R"(ENTRY %e { %p = f32[2,3] parameter(0)
-       ROOT %r = f32[2,3] exponential(%p) })", "f32[2,3]"},
+       ROOT %r = f32[2,3] exponential(%p) })",
+     "f32[2,3]"},
     {"AbsOfComplex", R"(ENTRY %e { %p = c64[4] parameter(0)
-       ROOT %r = f32[4] abs(%p) })", "f32[4]"},
+       ROOT %r = f32[4] abs(%p) })",
+     "f32[4]"},
     {"Imag", R"(ENTRY %e { %p = c128[4] parameter(0)
-       ROOT %r = f64[4] imag(%p) })", "f64[4]"},
+       ROOT %r = f64[4] imag(%p) })",
+     "f64[4]"},
     {"IsFinite", R"(ENTRY %e { %p = bf16[4] parameter(0)
-       ROOT %r = pred[4] is-finite(%p) })", "pred[4]"},
+       ROOT %r = pred[4] is-finite(%p) })",
+     "pred[4]"},
     {"Compare", R"(ENTRY %e { %p = s32[4] parameter(0)
-       ROOT %r = pred[4] compare(%p, %p), direction=LT })", "pred[4]"},
+       ROOT %r = pred[4] compare(%p, %p), direction=LT })",
+     "pred[4]"},
     {"Complex", R"(ENTRY %e { %p = f32[4] parameter(0)
-       ROOT %r = c64[4] complex(%p, %p) })", "c64[4]"},
+       ROOT %r = c64[4] complex(%p, %p) })",
+     "c64[4]"},
     {"Select", R"(ENTRY %e { %c = pred[4] parameter(0) %p = f32[4] parameter(1)
-       ROOT %r = f32[4] select(%c, %p, %p) })", "f32[4]"},
+       ROOT %r = f32[4] select(%c, %p, %p) })",
+     "f32[4]"},
     {"ClampScalarBounds", R"(ENTRY %e { %lo = f32[] parameter(0) %p = f32[4] parameter(1)
-       ROOT %r = f32[4] clamp(%lo, %p, %lo) })", "f32[4]"},
+       ROOT %r = f32[4] clamp(%lo, %p, %lo) })",
+     "f32[4]"},
     {"Shift", R"(ENTRY %e { %p = u32[4] parameter(0)
-       ROOT %r = u32[4] shift-right-logical(%p, %p) })", "u32[4]"},
+       ROOT %r = u32[4] shift-right-logical(%p, %p) })",
+     "u32[4]"},
     {"Convert", R"(ENTRY %e { %p = f32[4] parameter(0)
-       ROOT %r = s8[4] convert(%p) })", "s8[4]"},
+       ROOT %r = s8[4] convert(%p) })",
+     "s8[4]"},
     {"BitcastConvertNarrower", R"(ENTRY %e { %p = f32[4] parameter(0)
-       ROOT %r = u8[4,4] bitcast-convert(%p) })", "u8[4,4]"},
+       ROOT %r = u8[4,4] bitcast-convert(%p) })",
+     "u8[4,4]"},
     {"BitcastConvertWider", R"(ENTRY %e { %p = u16[3,2] parameter(0)
-       ROOT %r = f32[3] bitcast-convert(%p) })", "f32[3]"},
+       ROOT %r = f32[3] bitcast-convert(%p) })",
+     "f32[3]"},
     {"StochasticConvert", R"(ENTRY %e { %p = f32[4] parameter(0) %b = u32[4] parameter(1)
-       ROOT %r = bf16[4] stochastic-convert(%p, %b) })", "bf16[4]"},
+       ROOT %r = bf16[4] stochastic-convert(%p, %b) })",
+     "bf16[4]"},
     {"Broadcast", R"(ENTRY %e { %p = f32[3] parameter(0)
-       ROOT %r = f32[2,3] broadcast(%p), dimensions={1} })", "f32[2,3]"},
+       ROOT %r = f32[2,3] broadcast(%p), dimensions={1} })",
+     "f32[2,3]"},
     {"Reshape", R"(ENTRY %e { %p = f32[2,3] parameter(0)
-       ROOT %r = f32[6] reshape(%p) })", "f32[6]"},
+       ROOT %r = f32[6] reshape(%p) })",
+     "f32[6]"},
     {"Transpose", R"(ENTRY %e { %p = f32[2,3,4] parameter(0)
-       ROOT %r = f32[4,2,3] transpose(%p), dimensions={2,0,1} })", "f32[4,2,3]"},
+       ROOT %r = f32[4,2,3] transpose(%p), dimensions={2,0,1} })",
+     "f32[4,2,3]"},
     {"Slice", R"(ENTRY %e { %p = f32[10,8] parameter(0)
-       ROOT %r = f32[3,8] slice(%p), slice={[1:8:3], [0:8]} })", "f32[3,8]"},
+       ROOT %r = f32[3,8] slice(%p), slice={[1:8:3], [0:8]} })",
+     "f32[3,8]"},
     {"DynamicSlice", R"(ENTRY %e { %p = f32[10,8] parameter(0) %i = s32[] parameter(1)
-       ROOT %r = f32[2,8] dynamic-slice(%p, %i, %i), dynamic_slice_sizes={2,8} })", "f32[2,8]"},
+       ROOT %r = f32[2,8] dynamic-slice(%p, %i, %i), dynamic_slice_sizes={2,8} })",
+     "f32[2,8]"},
     {"DynamicUpdateSlice", R"(ENTRY %e { %p = f32[10] parameter(0) %u = f32[2] parameter(1)
        %i = u32[] parameter(2)
-       ROOT %r = f32[10] dynamic-update-slice(%p, %u, %i) })", "f32[10]"},
+       ROOT %r = f32[10] dynamic-update-slice(%p, %u, %i) })",
+     "f32[10]"},
     {"Concatenate", R"(ENTRY %e { %a = f32[2,3] parameter(0) %b = f32[2,5] parameter(1)
-       ROOT %r = f32[2,8] concatenate(%a, %b), dimensions={1} })", "f32[2,8]"},
+       ROOT %r = f32[2,8] concatenate(%a, %b), dimensions={1} })",
+     "f32[2,8]"},
     {"PadNegativeAndInterior", R"(ENTRY %e { %p = f32[4,4] parameter(0) %v = f32[] parameter(1)
-       ROOT %r = f32[11,2] pad(%p, %v), padding=1_3_1x-1_-1 })", "f32[11,2]"},
+       ROOT %r = f32[11,2] pad(%p, %v), padding=1_3_1x-1_-1 })",
+     "f32[11,2]"},
     {"Reverse", R"(ENTRY %e { %p = f32[4,4] parameter(0)
-       ROOT %r = f32[4,4] reverse(%p), dimensions={0} })", "f32[4,4]"},
+       ROOT %r = f32[4,4] reverse(%p), dimensions={0} })",
+     "f32[4,4]"},
     {"Iota", R"(ENTRY %e { ROOT %r = s32[4,5] iota(), iota_dimension=1 })", "s32[4,5]"},
     {"Gather", R"(ENTRY %e { %p = f32[5,7] parameter(0) %i = s32[4,1] parameter(1)
        ROOT %r = f32[4,7] gather(%p, %i), offset_dims={1}, collapsed_slice_dims={0},
-         start_index_map={0}, index_vector_dim=1, slice_sizes={1,7} })", "f32[4,7]"},
+         start_index_map={0}, index_vector_dim=1, slice_sizes={1,7} })",
+     "f32[4,7]"},
     {"GatherImplicitIndexVector", R"(ENTRY %e { %p = f32[5,7] parameter(0) %i = s32[4] parameter(1)
        ROOT %r = f32[4,7] gather(%p, %i), offset_dims={1}, collapsed_slice_dims={0},
-         start_index_map={0}, index_vector_dim=1, slice_sizes={1,7} })", "f32[4,7]"},
+         start_index_map={0}, index_vector_dim=1, slice_sizes={1,7} })",
+     "f32[4,7]"},
     {"GatherBatching", R"(ENTRY %e { %p = f32[3,5,7] parameter(0) %i = s32[3,4,1] parameter(1)
        ROOT %r = f32[3,4,7] gather(%p, %i), offset_dims={2}, collapsed_slice_dims={1},
          start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},
-         index_vector_dim=2, slice_sizes={1,1,7} })", "f32[3,4,7]"},
+         index_vector_dim=2, slice_sizes={1,1,7} })",
+     "f32[3,4,7]"},
     {"GetDimensionSize", R"(ENTRY %e { %p = f32[4,5] parameter(0)
-       ROOT %r = s32[] get-dimension-size(%p), dimensions={1} })", "s32[]"},
+       ROOT %r = s32[] get-dimension-size(%p), dimensions={1} })",
+     "s32[]"},
     {"Tuple", R"(ENTRY %e { %p = f32[4] parameter(0) %q = s32[] parameter(1)
-       ROOT %r = (f32[4], s32[]) tuple(%p, %q) })", "(f32[4], s32[])"},
+       ROOT %r = (f32[4], s32[]) tuple(%p, %q) })",
+     "(f32[4], s32[])"},
     {"GetTupleElement", R"(ENTRY %e { %p = (f32[4], s32[]) parameter(0)
-       ROOT %r = s32[] get-tuple-element(%p), index=1 })", "s32[]"},
+       ROOT %r = s32[] get-tuple-element(%p), index=1 })",
+     "s32[]"},
     {"Dot", R"(ENTRY %e { %a = f32[8,2,3] parameter(0) %b = f32[8,3,5] parameter(1)
        ROOT %r = f32[8,2,5] dot(%a, %b), lhs_batch_dims={0}, rhs_batch_dims={0},
-         lhs_contracting_dims={2}, rhs_contracting_dims={1} })", "f32[8,2,5]"},
+         lhs_contracting_dims={2}, rhs_contracting_dims={1} })",
+     "f32[8,2,5]"},
     {"DotPreferredType", R"(ENTRY %e { %a = bf16[2,3] parameter(0) %b = bf16[3,5] parameter(1)
        ROOT %r = f32[2,5] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0} })",
      "f32[2,5]"},
     {"Convolution", R"(ENTRY %e { %x = f32[1,10,10,4] parameter(0) %k = f32[3,3,4,8] parameter(1)
        ROOT %r = f32[1,5,5,8] convolution(%x, %k), window={size=3x3 stride=2x2 pad=1_1x1_1},
-         dim_labels=b01f_01io->b01f })", "f32[1,5,5,8]"},
-    {"ConvolutionGroupedDilated", R"(ENTRY %e { %x = f32[2,8,9] parameter(0) %k = f32[4,4,2] parameter(1)
+         dim_labels=b01f_01io->b01f })",
+     "f32[1,5,5,8]"},
+    {"ConvolutionGroupedDilated",
+     R"(ENTRY %e { %x = f32[2,8,9] parameter(0) %k = f32[4,4,2] parameter(1)
        ROOT %r = f32[2,4,5] convolution(%x, %k), window={size=2 pad=-1_0 rhs_dilate=3},
-         dim_labels=bf0_oi0->bf0, feature_group_count=2 })", "f32[2,4,5]"},
+         dim_labels=bf0_oi0->bf0, feature_group_count=2 })",
+     "f32[2,4,5]"},
     {"Fft", R"(ENTRY %e { %p = f32[4,16] parameter(0)
-       ROOT %r = c64[4,9] fft(%p), fft_type=RFFT, fft_length={16} })", "c64[4,9]"},
+       ROOT %r = c64[4,9] fft(%p), fft_type=RFFT, fft_length={16} })",
+     "c64[4,9]"},
     {"Irfft", R"(ENTRY %e { %p = c64[4,9] parameter(0)
-       ROOT %r = f32[4,16] fft(%p), fft_type=IRFFT, fft_length={16} })", "f32[4,16]"},
+       ROOT %r = f32[4,16] fft(%p), fft_type=IRFFT, fft_length={16} })",
+     "f32[4,16]"},
     {"TriangularSolve", R"(ENTRY %e { %a = f32[4,4] parameter(0) %b = f32[4,3] parameter(1)
        ROOT %r = f32[4,3] triangular-solve(%a, %b), left_side=true, lower=true,
-         transpose_a=NO_TRANSPOSE })", "f32[4,3]"},
+         transpose_a=NO_TRANSPOSE })",
+     "f32[4,3]"},
     {"Cholesky", R"(ENTRY %e { %a = f32[2,4,4] parameter(0)
-       ROOT %r = f32[2,4,4] cholesky(%a), lower=true })", "f32[2,4,4]"},
+       ROOT %r = f32[2,4,4] cholesky(%a), lower=true })",
+     "f32[2,4,4]"},
     {"BatchNormTraining", R"(ENTRY %e { %x = f32[2,3,4] parameter(0) %s = f32[3] parameter(1)
        ROOT %r = (f32[2,3,4], f32[3], f32[3]) batch-norm-training(%x, %s, %s), epsilon=0.001,
-         feature_index=1 })", "(f32[2,3,4], f32[3], f32[3])"},
+         feature_index=1 })",
+     "(f32[2,3,4], f32[3], f32[3])"},
     {"TopK", R"(ENTRY %e { %p = f32[3,10] parameter(0)
-       ROOT %r = (f32[3,2], s32[3,2]) topk(%p), k=2, largest=true })", "(f32[3,2], s32[3,2])"},
+       ROOT %r = (f32[3,2], s32[3,2]) topk(%p), k=2, largest=true })",
+     "(f32[3,2], s32[3,2])"},
     {"AfterAll", R"(ENTRY %e { %t = token[] parameter(0)
-       ROOT %r = token[] after-all(%t, %t) })", "token[]"},
+       ROOT %r = token[] after-all(%t, %t) })",
+     "token[]"},
     {"ReplicaId", R"(ENTRY %e { ROOT %r = u32[] replica-id() })", "u32[]"},
     {"RngBitGenerator", R"(ENTRY %e { %s = u64[2] parameter(0)
        ROOT %r = (u64[2], u32[4,4]) rng-bit-generator(%s), algorithm=rng_three_fry })",
      "(u64[2], u32[4,4])"},
     {"SendRecv", R"(ENTRY %e { %p = f32[4] parameter(0) %t = token[] after-all()
        %s = (f32[4], u32[], token[]) send(%p, %t), channel_id=1
-       ROOT %d = token[] send-done(%s), channel_id=1 })", "token[]"},
+       ROOT %d = token[] send-done(%s), channel_id=1 })",
+     "token[]"},
     {"CopyStartDone", R"(ENTRY %e { %p = f32[4] parameter(0)
        %s = (f32[4], f32[4], u32[]) copy-start(%p)
-       ROOT %d = f32[4] copy-done(%s) })", "f32[4]"},
+       ROOT %d = f32[4] copy-done(%s) })",
+     "f32[4]"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Opcodes, InferShapeTest, ::testing::ValuesIn(kCases),

@@ -73,11 +73,11 @@ absl::Status CheckSignature(const HloComputation* comp, absl::string_view role,
     if (p == nullptr) {
       return InvalidArgument(role, " computation %", comp->name(), " lacks parameter ", i);
     }
-    bool fp = std::find(fp_params.begin(), fp_params.end(), static_cast<int64_t>(i)) !=
-              fp_params.end();
+    bool fp =
+        std::find(fp_params.begin(), fp_params.end(), static_cast<int64_t>(i)) != fp_params.end();
     if (!Compatible(p->shape(), params[i], fp)) {
-      return InvalidArgument(role, " computation %", comp->name(), " parameter ", i,
-                             " must be ", Str(params[i]), ", got ", Str(p->shape()));
+      return InvalidArgument(role, " computation %", comp->name(), " parameter ", i, " must be ",
+                             Str(params[i]), ", got ", Str(p->shape()));
     }
   }
   if (result != nullptr) {
@@ -88,8 +88,8 @@ absl::Status CheckSignature(const HloComputation* comp, absl::string_view role,
       root = Shape(root.tuple_shapes(0));
     }
     if (!Compatible(root, *result)) {
-      return InvalidArgument(role, " computation %", comp->name(), " must return ",
-                             Str(*result), ", returns ", Str(root));
+      return InvalidArgument(role, " computation %", comp->name(), " must return ", Str(*result),
+                             ", returns ", Str(root));
     }
   }
   return absl::OkStatus();
@@ -108,8 +108,8 @@ absl::Status CheckTakesOperands(const HloComputation* comp, absl::string_view ro
       return InvalidArgument(role, " computation %", comp->name(), " lacks parameter ", i);
     }
     if (!Compatible(p->shape(), want)) {
-      return InvalidArgument(role, " computation %", comp->name(), " parameter ", i,
-                             " must be ", Str(want), ", got ", Str(p->shape()));
+      return InvalidArgument(role, " computation %", comp->name(), " parameter ", i, " must be ",
+                             Str(want), ", got ", Str(p->shape()));
     }
   }
   return absl::OkStatus();

@@ -32,11 +32,11 @@ constexpr std::string_view kSubgroupTypes[] = {"replicated", "manual", "maximal"
 
 }  // namespace
 
-#define XLITE_ENUM_SPELLING(Enum, table, prefix, ignore_case)      \
-  template <>                                                       \
-  const EnumSpelling& SpellingOf<Enum>() {                          \
+#define XLITE_ENUM_SPELLING(Enum, table, prefix, ignore_case)            \
+  template <>                                                            \
+  const EnumSpelling& SpellingOf<Enum>() {                               \
     static constexpr EnumSpelling kSpelling{table, prefix, ignore_case}; \
-    return kSpelling;                                               \
+    return kSpelling;                                                    \
   }
 
 XLITE_ENUM_SPELLING(ComparisonDirection, kDirections, "", false)

@@ -28,18 +28,30 @@ struct EnumSpelling {
 template <typename E>
 const EnumSpelling& SpellingOf();
 
-template <> const EnumSpelling& SpellingOf<ComparisonDirection>();
-template <> const EnumSpelling& SpellingOf<ComparisonType>();
-template <> const EnumSpelling& SpellingOf<FusionKind>();
-template <> const EnumSpelling& SpellingOf<FftType>();
-template <> const EnumSpelling& SpellingOf<RandomDistribution>();
-template <> const EnumSpelling& SpellingOf<RandomAlgorithm>();
-template <> const EnumSpelling& SpellingOf<CustomCallApiVersion>();
-template <> const EnumSpelling& SpellingOf<CustomCallSchedule>();
-template <> const EnumSpelling& SpellingOf<Precision>();
-template <> const EnumSpelling& SpellingOf<TransposeA>();
-template <> const EnumSpelling& SpellingOf<PaddingType>();
-template <> const EnumSpelling& SpellingOf<OpShardingType>();
+template <>
+const EnumSpelling& SpellingOf<ComparisonDirection>();
+template <>
+const EnumSpelling& SpellingOf<ComparisonType>();
+template <>
+const EnumSpelling& SpellingOf<FusionKind>();
+template <>
+const EnumSpelling& SpellingOf<FftType>();
+template <>
+const EnumSpelling& SpellingOf<RandomDistribution>();
+template <>
+const EnumSpelling& SpellingOf<RandomAlgorithm>();
+template <>
+const EnumSpelling& SpellingOf<CustomCallApiVersion>();
+template <>
+const EnumSpelling& SpellingOf<CustomCallSchedule>();
+template <>
+const EnumSpelling& SpellingOf<Precision>();
+template <>
+const EnumSpelling& SpellingOf<TransposeA>();
+template <>
+const EnumSpelling& SpellingOf<PaddingType>();
+template <>
+const EnumSpelling& SpellingOf<OpShardingType>();
 
 // Index of the enumerator `text` spells under `spelling`, or -1.
 int FindEnumName(const EnumSpelling& spelling, std::string_view text);

@@ -78,16 +78,15 @@ struct PaddingDimension {
 using PaddingConfig = std::vector<PaddingDimension>;
 
 struct GatherDimensions {
-  std::vector<int64_t> offset_dims, collapsed_slice_dims, start_index_map,
-      operand_batching_dims, start_indices_batching_dims;
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, start_index_map, operand_batching_dims,
+      start_indices_batching_dims;
   int64_t index_vector_dim = 0;
   bool operator==(const GatherDimensions&) const = default;
 };
 
 struct ScatterDimensions {
-  std::vector<int64_t> update_window_dims, inserted_window_dims,
-      scatter_dims_to_operand_dims, input_batching_dims,
-      scatter_indices_batching_dims;
+  std::vector<int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
+      input_batching_dims, scatter_indices_batching_dims;
   int64_t index_vector_dim = 0;
   bool operator==(const ScatterDimensions&) const = default;
 };
@@ -147,7 +146,10 @@ enum class RandomAlgorithm : uint8_t { kDefault, kThreeFry, kPhilox };
 enum class FftType : uint8_t { kFft, kIfft, kRfft, kIrfft };
 enum class TransposeA : uint8_t { kNoTranspose, kTranspose, kAdjoint };
 enum class CustomCallApiVersion : uint8_t {
-  kOriginal, kStatusReturning, kStatusReturningUnified, kTypedFfi
+  kOriginal,
+  kStatusReturning,
+  kStatusReturningUnified,
+  kTypedFfi
 };
 enum class CustomCallSchedule : uint8_t { kNone, kLatest, kEarliest };
 enum class PaddingType : uint8_t { kValid, kSame };

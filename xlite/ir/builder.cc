@@ -63,8 +63,8 @@ HloInstruction* HloBuilder::AddInstruction(HloOpcode opcode, Shape shape,
 HloInstruction* HloBuilder::AddGetTupleElement(HloInstruction* tuple, int64_t index) {
   auto attrs = std::make_unique<IntAttrs>();
   attrs->value = index;
-  return AddInstruction(HloOpcode::kGetTupleElement, tuple->shape().tuple_shapes(index),
-                        {tuple}, std::move(attrs));
+  return AddInstruction(HloOpcode::kGetTupleElement, tuple->shape().tuple_shapes(index), {tuple},
+                        std::move(attrs));
 }
 
 HloInstruction* HloBuilder::AddTuple(absl::Span<HloInstruction* const> elements) {
@@ -84,8 +84,8 @@ std::unique_ptr<HloComputation> HloBuilder::Build() {
   return done;
 }
 
-std::unique_ptr<HloModule> MakeModule(
-    std::string name, std::vector<std::unique_ptr<HloComputation>> computations) {
+std::unique_ptr<HloModule> MakeModule(std::string name,
+                                      std::vector<std::unique_ptr<HloComputation>> computations) {
   auto module = std::make_unique<HloModule>(std::move(name));
   for (const auto& c : computations) {
     for (const auto& inst : c->instructions()) {

@@ -41,8 +41,7 @@ class HloBuilder {
   // that always carry one (everything but kNone and the optional kAccuracy).
   HloInstruction* AddInstruction(HloOpcode opcode, Shape shape,
                                  absl::Span<HloInstruction* const> operands,
-                                 std::unique_ptr<OpAttrs> attrs = nullptr,
-                                 std::string name = "");
+                                 std::unique_ptr<OpAttrs> attrs = nullptr, std::string name = "");
   HloInstruction* AddGetTupleElement(HloInstruction* tuple, int64_t index);
   HloInstruction* AddTuple(absl::Span<HloInstruction* const> elements);
 
@@ -63,8 +62,8 @@ class HloBuilder {
 
 // A module of `computations` in the given order (callees before callers);
 // the last one is the entry. Fusion bodies are marked from their callers.
-std::unique_ptr<HloModule> MakeModule(
-    std::string name, std::vector<std::unique_ptr<HloComputation>> computations);
+std::unique_ptr<HloModule> MakeModule(std::string name,
+                                      std::vector<std::unique_ptr<HloComputation>> computations);
 
 }  // namespace xlite
 

@@ -51,9 +51,7 @@ class HloComputation {
 
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Instructions in definition (text) order.
-  const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {
-    return instructions_;
-  }
+  const std::vector<std::unique_ptr<HloInstruction>>& instructions() const { return instructions_; }
   // Topologically sorted over operands and control predecessors: depth-first
   // from each sink (no users, no control successors) in definition order,
   // operands in order, as XLA does (deterministic). Cycles are cut.

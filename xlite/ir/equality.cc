@@ -24,9 +24,7 @@ std::string JoinNames(const std::vector<HloComputation*>& comps) {
 std::string ShapeText(const Shape& s) { return s.ToString(); }
 
 std::string ShapesText(const std::vector<Shape>& shapes) {
-  return absl::StrJoin(shapes, ", ", [](std::string* out, const Shape& s) {
-    s.AppendTo(out);
-  });
+  return absl::StrJoin(shapes, ", ", [](std::string* out, const Shape& s) { s.AppendTo(out); });
 }
 
 // Records the first difference; every check returns whether things matched.
@@ -75,8 +73,7 @@ bool CompareInstructions(const HloInstruction& a, const HloInstruction& b, Diffe
                                     std::string(OpcodeName(b.opcode()))));
   }
   if (!(a.shape() == b.shape())) {
-    return d.Fail(ctx, absl::StrCat("shape ", ShapeText(a.shape()), " vs ",
-                                    ShapeText(b.shape())));
+    return d.Fail(ctx, absl::StrCat("shape ", ShapeText(a.shape()), " vs ", ShapeText(b.shape())));
   }
   if (!d.SameText(ctx, "operands", JoinNames(a.operands()), JoinNames(b.operands()))) {
     return false;
@@ -85,10 +82,9 @@ bool CompareInstructions(const HloInstruction& a, const HloInstruction& b, Diffe
                   JoinNames(b.called_computations()))) {
     return false;
   }
-  if (a.has_dimensions_attr() != b.has_dimensions_attr() ||
-      a.dimensions() != b.dimensions()) {
-    return d.Fail(ctx, absl::StrCat("dimensions {", absl::StrJoin(a.dimensions(), ","),
-                                    "} vs {", absl::StrJoin(b.dimensions(), ","), "}"));
+  if (a.has_dimensions_attr() != b.has_dimensions_attr() || a.dimensions() != b.dimensions()) {
+    return d.Fail(ctx, absl::StrCat("dimensions {", absl::StrJoin(a.dimensions(), ","), "} vs {",
+                                    absl::StrJoin(b.dimensions(), ","), "}"));
   }
   if (!AttrsEqual(a.raw_attrs(), b.raw_attrs())) return d.Fail(ctx, "attributes differ");
   if (a.has_sharding() != b.has_sharding() ||
@@ -100,8 +96,7 @@ bool CompareInstructions(const HloInstruction& a, const HloInstruction& b, Diffe
     return false;
   }
   if (!d.SameText(ctx, "backend_config", a.backend_config(), b.backend_config())) return false;
-  if (!d.Same(ctx, "backend_config kind", a.backend_config_is_json(),
-              b.backend_config_is_json())) {
+  if (!d.Same(ctx, "backend_config kind", a.backend_config_is_json(), b.backend_config_is_json())) {
     return false;
   }
   const Statistics* sa = a.statistics();
@@ -164,8 +159,7 @@ bool CompareConfigs(const ModuleConfig& a, const ModuleConfig& b, Differ& d) {
                 a.allow_spmd_sharding_propagation_to_output,
                 b.allow_spmd_sharding_propagation_to_output) &&
          d.Same(ctx, "frontend_attributes", a.frontend_attributes, b.frontend_attributes) &&
-         d.SameText(ctx, "origin_recovery_table", a.origin_recovery_table,
-                    b.origin_recovery_table);
+         d.SameText(ctx, "origin_recovery_table", a.origin_recovery_table, b.origin_recovery_table);
 }
 
 }  // namespace
@@ -185,8 +179,8 @@ bool ModulesEqual(const HloModule& a, const HloModule& b, std::string* first_dif
     return false;
   }
   if (a.computations().size() != b.computations().size()) {
-    return d.Fail("module", absl::StrCat("computation count ", a.computations().size(),
-                                         " vs ", b.computations().size()));
+    return d.Fail("module", absl::StrCat("computation count ", a.computations().size(), " vs ",
+                                         b.computations().size()));
   }
   for (size_t i = 0; i < a.computations().size(); ++i) {
     if (!CompareComputations(*a.computations()[i], *b.computations()[i], d)) return false;

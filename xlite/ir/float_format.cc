@@ -11,11 +11,11 @@ namespace {
 // How a format spells its special values; the names follow the ml_dtypes
 // type suffixes (fn: finite + NaN, fnuz: + unsigned zero, fnu: unsigned).
 enum class Specials : uint8_t {
-  kIeee,     // inf = max exponent, NaN = max exponent with a mantissa
-  kFn,       // no inf; NaN = all magnitude bits set; inf and overflow -> NaN
-  kFnuz,     // no inf, no -0; NaN = 0x80; inf and overflow -> NaN
-  kE8M0,     // unsigned, no zero, no inf; NaN = 0xFF
-  kNone,     // f4e2m1fn: neither inf nor NaN; inf and overflow saturate
+  kIeee,  // inf = max exponent, NaN = max exponent with a mantissa
+  kFn,    // no inf; NaN = all magnitude bits set; inf and overflow -> NaN
+  kFnuz,  // no inf, no -0; NaN = 0x80; inf and overflow -> NaN
+  kE8M0,  // unsigned, no zero, no inf; NaN = 0xFF
+  kNone,  // f4e2m1fn: neither inf nor NaN; inf and overflow saturate
 };
 
 struct Format {
@@ -81,18 +81,30 @@ struct Format {
 
 Format FormatOf(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::F16: return {5, 10, 15, Specials::kIeee};
-    case PrimitiveType::BF16: return {8, 7, 127, Specials::kIeee};
-    case PrimitiveType::F8E5M2: return {5, 2, 15, Specials::kIeee};
-    case PrimitiveType::F8E4M3: return {4, 3, 7, Specials::kIeee};
-    case PrimitiveType::F8E4M3FN: return {4, 3, 7, Specials::kFn};
-    case PrimitiveType::F8E4M3B11FNUZ: return {4, 3, 11, Specials::kFnuz};
-    case PrimitiveType::F8E3M4: return {3, 4, 3, Specials::kIeee};
-    case PrimitiveType::F8E5M2FNUZ: return {5, 2, 16, Specials::kFnuz};
-    case PrimitiveType::F8E4M3FNUZ: return {4, 3, 8, Specials::kFnuz};
-    case PrimitiveType::F8E8M0FNU: return {8, 0, 127, Specials::kE8M0};
-    case PrimitiveType::F4E2M1FN: return {2, 1, 1, Specials::kNone};
-    default: break;
+    case PrimitiveType::F16:
+      return {5, 10, 15, Specials::kIeee};
+    case PrimitiveType::BF16:
+      return {8, 7, 127, Specials::kIeee};
+    case PrimitiveType::F8E5M2:
+      return {5, 2, 15, Specials::kIeee};
+    case PrimitiveType::F8E4M3:
+      return {4, 3, 7, Specials::kIeee};
+    case PrimitiveType::F8E4M3FN:
+      return {4, 3, 7, Specials::kFn};
+    case PrimitiveType::F8E4M3B11FNUZ:
+      return {4, 3, 11, Specials::kFnuz};
+    case PrimitiveType::F8E3M4:
+      return {3, 4, 3, Specials::kIeee};
+    case PrimitiveType::F8E5M2FNUZ:
+      return {5, 2, 16, Specials::kFnuz};
+    case PrimitiveType::F8E4M3FNUZ:
+      return {4, 3, 8, Specials::kFnuz};
+    case PrimitiveType::F8E8M0FNU:
+      return {8, 0, 127, Specials::kE8M0};
+    case PrimitiveType::F4E2M1FN:
+      return {2, 1, 1, Specials::kNone};
+    default:
+      break;
   }
   XLITE_CHECK(false && "not a narrow float type");
 }
@@ -122,8 +134,8 @@ uint64_t EncodeNarrow(double value, const Format& f) {
     double scaled = std::ldexp(a, f.mantissa_bits - (exp2 - 1));
     uint64_t q = static_cast<uint64_t>(std::nearbyint(scaled));
     if (biased > f.max_biased_exponent() + 1) return f.Inf(negative);
-    magnitude = (static_cast<uint64_t>(biased) << f.mantissa_bits) + q -
-                (uint64_t{1} << f.mantissa_bits);
+    magnitude =
+        (static_cast<uint64_t>(biased) << f.mantissa_bits) + q - (uint64_t{1} << f.mantissa_bits);
   } else if (f.specials == Specials::kE8M0) {
     magnitude = 0;
   } else {
@@ -207,8 +219,10 @@ double DecodeFloat(uint64_t bits, PrimitiveType type) {
 
 int NanPayloadBits(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::F64: return 52;
-    case PrimitiveType::F32: return 23;
+    case PrimitiveType::F64:
+      return 52;
+    case PrimitiveType::F32:
+      return 23;
     case PrimitiveType::F16:
     case PrimitiveType::BF16:
     case PrimitiveType::F8E5M2:

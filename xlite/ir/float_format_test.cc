@@ -1,11 +1,11 @@
 #include "xlite/ir/float_format.h"
-#include "xlite/ir/float_ulp.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "xlite/ir/float_ulp.h"
 
 namespace xlite {
 namespace {
@@ -52,7 +52,7 @@ TEST(FloatFormatTest, F16) {
   EXPECT_EQ(EncodeFloat(std::ldexp(1.0, -24), PT::F16), 0x0001u);
   EXPECT_EQ(EncodeFloat(std::ldexp(1.0, -25), PT::F16), 0x0000u);  // tie to even 0
   EXPECT_EQ(EncodeFloat(std::ldexp(1.5, -25), PT::F16), 0x0001u);
-  EXPECT_EQ(EncodeFloat(std::ldexp(3.0, -25), PT::F16), 0x0002u);  // 1.5 ulp: tie to 2
+  EXPECT_EQ(EncodeFloat(std::ldexp(3.0, -25), PT::F16), 0x0002u);   // 1.5 ulp: tie to 2
   EXPECT_EQ(EncodeFloat(-std::ldexp(1.0, -26), PT::F16), 0x8000u);  // -0 kept
   EXPECT_EQ(EncodeFloat(kNaN, PT::F16), 0x7E00u);
   EXPECT_EQ(EncodeFloat(-kInf, PT::F16), 0xFC00u);
@@ -183,8 +183,8 @@ TEST(FloatFormatTest, NanPayloads) {
   EXPECT_EQ(NanPayloadBits(PT::F8E5M2), 2);
   EXPECT_EQ(NanPayloadBits(PT::F8E4M3), 3);
   EXPECT_EQ(NanPayloadBits(PT::F8E3M4), 4);
-  for (PT t : {PT::F8E4M3FN, PT::F8E4M3FNUZ, PT::F8E5M2FNUZ, PT::F8E4M3B11FNUZ,
-               PT::F8E8M0FNU, PT::F4E2M1FN, PT::S32}) {
+  for (PT t : {PT::F8E4M3FN, PT::F8E4M3FNUZ, PT::F8E5M2FNUZ, PT::F8E4M3B11FNUZ, PT::F8E8M0FNU,
+               PT::F4E2M1FN, PT::S32}) {
     EXPECT_EQ(NanPayloadBits(t), 0) << PrimitiveTypeName(t);
     EXPECT_EQ(DefaultNanPayload(t), 0u);
   }
@@ -212,8 +212,7 @@ TEST(FloatUlpTest, CountsRepresentableValuesAcrossZero) {
   EXPECT_EQ(UlpDistance(EncodeFloat(std::ldexp(1.0, -149), PT::F32),
                         EncodeFloat(-std::ldexp(1.0, -149), PT::F32), PT::F32),
             2);
-  EXPECT_EQ(UlpDistance(EncodeFloat(1.0, PT::BF16), EncodeFloat(1.0078125, PT::BF16), PT::BF16),
-            1);
+  EXPECT_EQ(UlpDistance(EncodeFloat(1.0, PT::BF16), EncodeFloat(1.0078125, PT::BF16), PT::BF16), 1);
 }
 
 }  // namespace

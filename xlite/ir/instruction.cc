@@ -10,8 +10,10 @@ namespace xlite {
 AttrsKind AttrsKindOf(HloOpcode opcode) {
   using O = HloOpcode;
   switch (opcode) {
-    case O::kParameter: return AttrsKind::kParameter;
-    case O::kConstant: return AttrsKind::kConstant;
+    case O::kParameter:
+      return AttrsKind::kParameter;
+    case O::kConstant:
+      return AttrsKind::kConstant;
     case O::kIota:
     case O::kGetTupleElement:
     case O::kReshape:
@@ -22,27 +24,37 @@ AttrsKind AttrsKindOf(HloOpcode opcode) {
     case O::kSort:
     case O::kCall:
       return AttrsKind::kInt;
-    case O::kCompare: return AttrsKind::kCompare;
-    case O::kSlice: return AttrsKind::kSlice;
-    case O::kDynamicSlice: return AttrsKind::kDynamicSlice;
-    case O::kPad: return AttrsKind::kPad;
+    case O::kCompare:
+      return AttrsKind::kCompare;
+    case O::kSlice:
+      return AttrsKind::kSlice;
+    case O::kDynamicSlice:
+      return AttrsKind::kDynamicSlice;
+    case O::kPad:
+      return AttrsKind::kPad;
     case O::kReduceWindow:
     case O::kSelectAndScatter:
       return AttrsKind::kWindow;
-    case O::kConvolution: return AttrsKind::kConvolution;
+    case O::kConvolution:
+      return AttrsKind::kConvolution;
     case O::kDot:
     case O::kRaggedDot:
     case O::kScaledDot:
       return AttrsKind::kDot;
-    case O::kGather: return AttrsKind::kGather;
-    case O::kScatter: return AttrsKind::kScatter;
-    case O::kFft: return AttrsKind::kFft;
-    case O::kTriangularSolve: return AttrsKind::kTriangularSolve;
+    case O::kGather:
+      return AttrsKind::kGather;
+    case O::kScatter:
+      return AttrsKind::kScatter;
+    case O::kFft:
+      return AttrsKind::kFft;
+    case O::kTriangularSolve:
+      return AttrsKind::kTriangularSolve;
     case O::kBatchNormGrad:
     case O::kBatchNormInference:
     case O::kBatchNormTraining:
       return AttrsKind::kBatchNorm;
-    case O::kReducePrecision: return AttrsKind::kReducePrecision;
+    case O::kReducePrecision:
+      return AttrsKind::kReducePrecision;
     case O::kRng:
     case O::kRngBitGenerator:
       return AttrsKind::kRng;
@@ -66,14 +78,18 @@ AttrsKind AttrsKindOf(HloOpcode opcode) {
     case O::kInfeed:
     case O::kOutfeed:
       return AttrsKind::kFeed;
-    case O::kFusion: return AttrsKind::kFusion;
-    case O::kCustomCall: return AttrsKind::kCustomCall;
+    case O::kFusion:
+      return AttrsKind::kFusion;
+    case O::kCustomCall:
+      return AttrsKind::kCustomCall;
     case O::kAsyncStart:
     case O::kAsyncUpdate:
     case O::kAsyncDone:
       return AttrsKind::kAsync;
-    case O::kDomain: return AttrsKind::kDomain;
-    case O::kScan: return AttrsKind::kScan;
+    case O::kDomain:
+      return AttrsKind::kDomain;
+    case O::kScan:
+      return AttrsKind::kScan;
     // The unary math ops whose parser accepts result_accuracy.
     case O::kAcos:
     case O::kAcosh:
@@ -103,33 +119,60 @@ AttrsKind AttrsKindOf(HloOpcode opcode) {
 
 std::unique_ptr<OpAttrs> MakeDefaultAttrs(AttrsKind kind) {
   switch (kind) {
-    case AttrsKind::kNone: return nullptr;
-    case AttrsKind::kParameter: return std::make_unique<ParameterAttrs>();
-    case AttrsKind::kConstant: return std::make_unique<ConstantAttrs>();
-    case AttrsKind::kInt: return std::make_unique<IntAttrs>();
-    case AttrsKind::kCompare: return std::make_unique<CompareAttrs>();
-    case AttrsKind::kSlice: return std::make_unique<SliceAttrs>();
-    case AttrsKind::kDynamicSlice: return std::make_unique<DynamicSliceAttrs>();
-    case AttrsKind::kPad: return std::make_unique<PadAttrs>();
-    case AttrsKind::kWindow: return std::make_unique<WindowAttrs>();
-    case AttrsKind::kConvolution: return std::make_unique<ConvolutionAttrs>();
-    case AttrsKind::kDot: return std::make_unique<DotAttrs>();
-    case AttrsKind::kGather: return std::make_unique<GatherAttrs>();
-    case AttrsKind::kScatter: return std::make_unique<ScatterAttrs>();
-    case AttrsKind::kFft: return std::make_unique<FftAttrs>();
-    case AttrsKind::kTriangularSolve: return std::make_unique<TriangularSolveAttrs>();
-    case AttrsKind::kBatchNorm: return std::make_unique<BatchNormAttrs>();
-    case AttrsKind::kReducePrecision: return std::make_unique<ReducePrecisionAttrs>();
-    case AttrsKind::kRng: return std::make_unique<RngAttrs>();
-    case AttrsKind::kCollective: return std::make_unique<CollectiveAttrs>();
-    case AttrsKind::kSendRecv: return std::make_unique<SendRecvAttrs>();
-    case AttrsKind::kFeed: return std::make_unique<FeedAttrs>();
-    case AttrsKind::kFusion: return std::make_unique<FusionAttrs>();
-    case AttrsKind::kCustomCall: return std::make_unique<CustomCallAttrs>();
-    case AttrsKind::kAsync: return std::make_unique<AsyncAttrs>();
-    case AttrsKind::kDomain: return std::make_unique<DomainAttrs>();
-    case AttrsKind::kScan: return std::make_unique<ScanAttrs>();
-    case AttrsKind::kAccuracy: return std::make_unique<AccuracyAttrs>();
+    case AttrsKind::kNone:
+      return nullptr;
+    case AttrsKind::kParameter:
+      return std::make_unique<ParameterAttrs>();
+    case AttrsKind::kConstant:
+      return std::make_unique<ConstantAttrs>();
+    case AttrsKind::kInt:
+      return std::make_unique<IntAttrs>();
+    case AttrsKind::kCompare:
+      return std::make_unique<CompareAttrs>();
+    case AttrsKind::kSlice:
+      return std::make_unique<SliceAttrs>();
+    case AttrsKind::kDynamicSlice:
+      return std::make_unique<DynamicSliceAttrs>();
+    case AttrsKind::kPad:
+      return std::make_unique<PadAttrs>();
+    case AttrsKind::kWindow:
+      return std::make_unique<WindowAttrs>();
+    case AttrsKind::kConvolution:
+      return std::make_unique<ConvolutionAttrs>();
+    case AttrsKind::kDot:
+      return std::make_unique<DotAttrs>();
+    case AttrsKind::kGather:
+      return std::make_unique<GatherAttrs>();
+    case AttrsKind::kScatter:
+      return std::make_unique<ScatterAttrs>();
+    case AttrsKind::kFft:
+      return std::make_unique<FftAttrs>();
+    case AttrsKind::kTriangularSolve:
+      return std::make_unique<TriangularSolveAttrs>();
+    case AttrsKind::kBatchNorm:
+      return std::make_unique<BatchNormAttrs>();
+    case AttrsKind::kReducePrecision:
+      return std::make_unique<ReducePrecisionAttrs>();
+    case AttrsKind::kRng:
+      return std::make_unique<RngAttrs>();
+    case AttrsKind::kCollective:
+      return std::make_unique<CollectiveAttrs>();
+    case AttrsKind::kSendRecv:
+      return std::make_unique<SendRecvAttrs>();
+    case AttrsKind::kFeed:
+      return std::make_unique<FeedAttrs>();
+    case AttrsKind::kFusion:
+      return std::make_unique<FusionAttrs>();
+    case AttrsKind::kCustomCall:
+      return std::make_unique<CustomCallAttrs>();
+    case AttrsKind::kAsync:
+      return std::make_unique<AsyncAttrs>();
+    case AttrsKind::kDomain:
+      return std::make_unique<DomainAttrs>();
+    case AttrsKind::kScan:
+      return std::make_unique<ScanAttrs>();
+    case AttrsKind::kAccuracy:
+      return std::make_unique<AccuracyAttrs>();
   }
   return nullptr;
 }

@@ -25,10 +25,33 @@ class HloInstruction;
 
 // Which OpAttrs record an opcode carries.
 enum class AttrsKind : uint8_t {
-  kNone, kParameter, kConstant, kInt, kCompare, kSlice, kDynamicSlice, kPad,
-  kWindow, kConvolution, kDot, kGather, kScatter, kFft, kTriangularSolve,
-  kBatchNorm, kReducePrecision, kRng, kCollective, kSendRecv, kFeed, kFusion,
-  kCustomCall, kAsync, kDomain, kScan, kAccuracy
+  kNone,
+  kParameter,
+  kConstant,
+  kInt,
+  kCompare,
+  kSlice,
+  kDynamicSlice,
+  kPad,
+  kWindow,
+  kConvolution,
+  kDot,
+  kGather,
+  kScatter,
+  kFft,
+  kTriangularSolve,
+  kBatchNorm,
+  kReducePrecision,
+  kRng,
+  kCollective,
+  kSendRecv,
+  kFeed,
+  kFusion,
+  kCustomCall,
+  kAsync,
+  kDomain,
+  kScan,
+  kAccuracy
 };
 AttrsKind AttrsKindOf(HloOpcode opcode);
 // A default-valued record of `kind` (nullptr for kNone).
@@ -39,10 +62,10 @@ struct RareInstructionFields {
   std::unique_ptr<HloSharding> sharding;
   OpMetadata metadata;
   FrontendAttributes frontend_attributes;
-  std::string backend_config;      // raw text: JSON dict verbatim, or unescaped string
+  std::string backend_config;  // raw text: JSON dict verbatim, or unescaped string
   bool backend_config_is_json = false;
   std::unique_ptr<Statistics> statistics;
-  std::string origin;              // `origin=` kept verbatim (no semantics)
+  std::string origin;  // `origin=` kept verbatim (no semantics)
   std::vector<HloInstruction*> control_predecessors;
   std::vector<HloInstruction*> control_successors;
 };
@@ -123,9 +146,7 @@ class HloInstruction {
   const OpMetadata& metadata() const;
   OpMetadata* mutable_metadata() { return &rare()->metadata; }
   const FrontendAttributes& frontend_attributes() const;
-  FrontendAttributes* mutable_frontend_attributes() {
-    return &rare()->frontend_attributes;
-  }
+  FrontendAttributes* mutable_frontend_attributes() { return &rare()->frontend_attributes; }
   const std::string& backend_config() const;
   bool backend_config_is_json() const { return rare_ && rare_->backend_config_is_json; }
   void set_backend_config(std::string text, bool is_json);

@@ -21,9 +21,7 @@ int64_t SignExtend(uint64_t v, int bits) {
   return static_cast<int64_t>((v ^ m) - m);
 }
 
-uint64_t LowBits(uint64_t v, int bits) {
-  return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1);
-}
+uint64_t LowBits(uint64_t v, int bits) { return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1); }
 
 // An integer converted to double without a second rounding later: values
 // beyond 2^53 are rounded to odd at 53 bits, which keeps the subsequent
@@ -47,8 +45,7 @@ uint64_t EncodeFromInt(IntValue v, PrimitiveType to) {
   if (to == PrimitiveType::F64 || to == PrimitiveType::F32) {
     // The hardware conversions round once, to nearest even.
     if (to == PrimitiveType::F64) {
-      double d = v.negative ? -static_cast<double>(v.magnitude)
-                            : static_cast<double>(v.magnitude);
+      double d = v.negative ? -static_cast<double>(v.magnitude) : static_cast<double>(v.magnitude);
       return EncodeFloat(d, to);
     }
     float f = v.negative ? -static_cast<float>(v.magnitude) : static_cast<float>(v.magnitude);
@@ -254,8 +251,7 @@ void Literal::SetComplex(int64_t i, std::complex<double> v) {
 absl::StatusOr<Literal> Literal::Convert(PrimitiveType to) const {
   PrimitiveType from = shape_.element_type();
   if (!shape_.IsArray()) {
-    return InvalidArgument("convert: literal of shape ", shape_.ToString(),
-                           " is not an array");
+    return InvalidArgument("convert: literal of shape ", shape_.ToString(), " is not an array");
   }
   if (!IsArrayType(to)) {
     return InvalidArgument("convert: ", std::string(PrimitiveTypeName(to)),

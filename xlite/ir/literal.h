@@ -8,8 +8,8 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 

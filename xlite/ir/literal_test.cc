@@ -93,8 +93,8 @@ TEST(LiteralTest, IntToFloatRoundsToNearestEven) {
   EXPECT_EQ(f32->GetDouble(0), 16777216.0);
   EXPECT_EQ(f32->GetDouble(1), 16777220.0);
   EXPECT_EQ(f32->GetDouble(2), -16777216.0);
-  auto bf16 = FromInts(PT::S64, {257, 259, (int64_t{1} << 62) + (int64_t{1} << 54) + 1})
-                  .Convert(PT::BF16);
+  auto bf16 =
+      FromInts(PT::S64, {257, 259, (int64_t{1} << 62) + (int64_t{1} << 54) + 1}).Convert(PT::BF16);
   ASSERT_TRUE(bf16.ok());
   EXPECT_EQ(bf16->Get<uint16_t>(0), 0x4380);  // 256: tie to even
   EXPECT_EQ(bf16->Get<uint16_t>(1), 0x4382);  // 260
@@ -193,7 +193,8 @@ TEST(LiteralCreateTest, ValidatesAndReportsInsteadOfThrowing) {
 }
 
 TEST(LiteralCreateTest, ForOverwriteHasTheShapeAndTheChecksOfCreate) {
-  const Shape shape = Shape::Tuple({Shape(PrimitiveType::F32, {5, 7}), Shape::Scalar(PrimitiveType::S8)});
+  const Shape shape =
+      Shape::Tuple({Shape(PrimitiveType::F32, {5, 7}), Shape::Scalar(PrimitiveType::S8)});
   absl::StatusOr<Literal> made = Literal::CreateForOverwrite(shape);
   ASSERT_TRUE(made.ok());
   ASSERT_EQ(made->tuple_elements().size(), 2u);
@@ -205,8 +206,9 @@ TEST(LiteralCreateTest, ForOverwriteHasTheShapeAndTheChecksOfCreate) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Literal::CreateForOverwrite(Shape(PrimitiveType::C128, {INT64_MAX / 16})).status().code(),
-            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(
+      Literal::CreateForOverwrite(Shape(PrimitiveType::C128, {INT64_MAX / 16})).status().code(),
+      absl::StatusCode::kResourceExhausted);
 }
 
 TEST(LiteralCreateTest, ConstructorNeverWrapsAnOverflowingSize) {

@@ -8,8 +8,7 @@ namespace xlite {
 
 HloModule::HloModule(std::string name) : name_(std::move(name)) {}
 
-HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
-                                          bool is_entry) {
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c, bool is_entry) {
   HloComputation* raw = c.get();
   raw->set_parent(this);
   for (const auto& inst : raw->instructions()) {
@@ -21,7 +20,7 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
 }
 
 HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> c,
-                                               const HloComputation* user) {
+                                                const HloComputation* user) {
   HloComputation* raw = AddComputation(std::move(c), /*is_entry=*/false);
   auto at = std::find_if(computations_.begin(), computations_.end(),
                          [&](const auto& p) { return p.get() == user; });
@@ -29,8 +28,7 @@ HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> 
   return raw;
 }
 
-int64_t HloModule::RemoveComputationsIf(
-    const std::function<bool(const HloComputation*)>& is_dead) {
+int64_t HloModule::RemoveComputationsIf(const std::function<bool(const HloComputation*)>& is_dead) {
   size_t before = computations_.size();
   std::erase_if(computations_, [&](const std::unique_ptr<HloComputation>& c) {
     bool dead = c.get() != entry_ && is_dead(c.get());

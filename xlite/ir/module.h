@@ -58,8 +58,8 @@ struct ModuleConfig {
 // StackFrames), ids 1-based as in the text.
 struct StackFrameIndex {
   struct FileLocation {
-    int64_t file_name_id = 0, function_name_id = 0, line = 0, end_line = 0,
-            column = 0, end_column = 0;
+    int64_t file_name_id = 0, function_name_id = 0, line = 0, end_line = 0, column = 0,
+            end_column = 0;
     bool operator==(const FileLocation&) const = default;
   };
   struct Frame {
@@ -69,8 +69,9 @@ struct StackFrameIndex {
   std::vector<std::string> file_names, function_names;
   std::vector<FileLocation> file_locations;
   std::vector<Frame> frames;
-  bool empty() const { return file_names.empty() && function_names.empty() &&
-                              file_locations.empty() && frames.empty(); }
+  bool empty() const {
+    return file_names.empty() && function_names.empty() && file_locations.empty() && frames.empty();
+  }
   bool operator==(const StackFrameIndex&) const = default;
 };
 
@@ -89,9 +90,7 @@ class HloModule {
   HloComputation* AddComputationBefore(std::unique_ptr<HloComputation> c,
                                        const HloComputation* user);
   // Callees before callers, as in the text.
-  const std::vector<std::unique_ptr<HloComputation>>& computations() const {
-    return computations_;
-  }
+  const std::vector<std::unique_ptr<HloComputation>>& computations() const { return computations_; }
   HloComputation* entry_computation() const { return entry_; }
   void set_entry_computation(HloComputation* c) { entry_ = c; }
   HloComputation* GetComputation(std::string_view name) const;

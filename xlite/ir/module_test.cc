@@ -11,7 +11,8 @@ namespace {
 // Everything a clone must carry: a scheduled module with a fusion, a while,
 // control dependencies, sharding, metadata, frontend attributes, backend
 // config, aliasing and a constant.
-constexpr char kModule[] = R"(HloModule m, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }, num_partitions=2
+constexpr char kModule[] =
+    R"(HloModule m, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }, num_partitions=2
 
 fused {
   a = f32[4]{0} parameter(0)

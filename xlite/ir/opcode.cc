@@ -21,9 +21,7 @@ constexpr OpcodeInfo kOpcodeInfo[] = {
 
 }  // namespace
 
-std::string_view OpcodeName(HloOpcode opcode) {
-  return kOpcodeInfo[static_cast<int>(opcode)].name;
-}
+std::string_view OpcodeName(HloOpcode opcode) { return kOpcodeInfo[static_cast<int>(opcode)].name; }
 
 std::optional<HloOpcode> OpcodeFromName(std::string_view name) {
   static const auto* by_name = [] {
@@ -38,9 +36,7 @@ std::optional<HloOpcode> OpcodeFromName(std::string_view name) {
   return it->second;
 }
 
-int OpcodeArity(HloOpcode opcode) {
-  return kOpcodeInfo[static_cast<int>(opcode)].arity;
-}
+int OpcodeArity(HloOpcode opcode) { return kOpcodeInfo[static_cast<int>(opcode)].arity; }
 
 uint32_t OpcodeProperties(HloOpcode opcode) {
   return kOpcodeInfo[static_cast<int>(opcode)].properties;

@@ -59,9 +59,7 @@ inline bool IsTranscendentalOpcode(HloOpcode op) {
 inline bool IsCollectiveOpcode(HloOpcode op) {
   return OpcodeProperties(op) & op_property::kCollective;
 }
-inline bool IsAsyncOpcode(HloOpcode op) {
-  return OpcodeProperties(op) & op_property::kAsync;
-}
+inline bool IsAsyncOpcode(HloOpcode op) { return OpcodeProperties(op) & op_property::kAsync; }
 // Always side effecting, whatever the attributes (see HloInstruction::HasSideEffect).
 inline bool IsSideEffectOpcode(HloOpcode op) {
   return OpcodeProperties(op) & op_property::kSideEffect;

@@ -13,7 +13,7 @@ constexpr TypeTraits kTraits[] = {
 #define XLITE_PT_TRAITS(e, name, bits, kind) {name, bits, TypeKind::kind},
     XLITE_PRIMITIVE_TYPES(XLITE_PT_TRAITS)
 #undef XLITE_PT_TRAITS
-    {"invalid", 0, TypeKind::kInvalid}};
+        {"invalid", 0, TypeKind::kInvalid}};
 
 }  // namespace
 
@@ -40,8 +40,7 @@ class TypeNameTable {
   }
   std::optional<PrimitiveType> Find(std::string_view name) const {
     if (name.size() < 2 || name.size() > 13) return std::nullopt;
-    for (size_t slot = Hash(name); names_[slot].data() != nullptr;
-         slot = (slot + 1) % kSlots) {
+    for (size_t slot = Hash(name); names_[slot].data() != nullptr; slot = (slot + 1) % kSlots) {
       if (names_[slot] == name) return types_[slot];
     }
     return std::nullopt;
@@ -51,8 +50,7 @@ class TypeNameTable {
   static constexpr size_t kSlots = 128;  // over 3x the type count: short probes
   static size_t Hash(std::string_view name) {
     size_t h = name.size() * 131 + static_cast<unsigned char>(name[0]) * 31 +
-               static_cast<unsigned char>(name[1]) * 7 +
-               static_cast<unsigned char>(name.back());
+               static_cast<unsigned char>(name[1]) * 7 + static_cast<unsigned char>(name.back());
     return h % kSlots;
   }
   std::string_view names_[kSlots] = {};

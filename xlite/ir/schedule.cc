@@ -28,8 +28,7 @@ bool HloSchedule::has_sequence(const HloComputation& computation) const {
   return sequences_.contains(&computation);
 }
 
-absl::Span<HloInstruction* const> HloSchedule::sequence(
-    const HloComputation& computation) const {
+absl::Span<HloInstruction* const> HloSchedule::sequence(const HloComputation& computation) const {
   auto it = sequences_.find(&computation);
   if (it == sequences_.end()) return {};
   return it->second;
@@ -71,8 +70,7 @@ void HloSchedule::Update(const HloModule& module) {
 
 std::vector<HloInstruction*> TextOrder(const HloComputation& computation) {
   const HloModule* module = computation.parent();
-  if (module != nullptr && module->is_scheduled() &&
-      module->schedule().has_sequence(computation)) {
+  if (module != nullptr && module->is_scheduled() && module->schedule().has_sequence(computation)) {
     // The sequence itself when it is valid and complete; a stale one (a
     // pass run outside a pipeline) still lists every instruction once.
     return computation.TopologicalOrderKeeping(module->schedule().sequence(computation));

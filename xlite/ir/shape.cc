@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <string_view>
 #include <mutex>
+#include <string_view>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
@@ -40,10 +40,14 @@ void AppendIntList(std::string* out, absl::Span<const int64_t> values) {
 
 char DimLevelLetter(DimLevelType t) {
   switch (t) {
-    case DimLevelType::kDense: return 'D';
-    case DimLevelType::kCompressed: return 'C';
-    case DimLevelType::kSingleton: return 'S';
-    case DimLevelType::kLooseCompressed: return 'H';
+    case DimLevelType::kDense:
+      return 'D';
+    case DimLevelType::kCompressed:
+      return 'C';
+    case DimLevelType::kSingleton:
+      return 'S';
+    case DimLevelType::kLooseCompressed:
+      return 'H';
   }
   return 'D';
 }
@@ -111,9 +115,8 @@ bool LayoutExtras::operator==(const LayoutExtras& other) const {
          tail_padding_alignment_in_elements == other.tail_padding_alignment_in_elements &&
          index_primitive_type == other.index_primitive_type &&
          pointer_primitive_type == other.pointer_primitive_type &&
-         element_size_in_bits == other.element_size_in_bits &&
-         memory_space == other.memory_space && split_configs == other.split_configs &&
-         physical_equal &&
+         element_size_in_bits == other.element_size_in_bits && memory_space == other.memory_space &&
+         split_configs == other.split_configs && physical_equal &&
          dynamic_shape_metadata_prefix_bytes == other.dynamic_shape_metadata_prefix_bytes;
 }
 
@@ -140,9 +143,7 @@ Layout Layout::Default(int64_t rank) {
   return layout;
 }
 
-const LayoutExtras& Layout::extras() const {
-  return extras_ ? *extras_ : DefaultExtras();
-}
+const LayoutExtras& Layout::extras() const { return extras_ ? *extras_ : DefaultExtras(); }
 
 LayoutExtras* Layout::mutable_extras() {
   if (!extras_) extras_ = std::make_unique<LayoutExtras>();
@@ -459,8 +460,7 @@ void Shape::AppendTo(std::string* out, bool print_layout) const {
   }
   // The printer's hot path: write through a pointer into a buffer sized for
   // the worst case (on the stack for all but huge ranks), then append once.
-  const bool simple_layout =
-      print_layout && has_layout() && IsArray() && !layout_->has_extras();
+  const bool simple_layout = print_layout && has_layout() && IsArray() && !layout_->has_extras();
   std::string_view name = PrimitiveTypeName(element_type_);
   const size_t bound = name.size() + 4 + dims_.size() * (2 * kMaxIntChars + 4);
   char stack_buffer[512];

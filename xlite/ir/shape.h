@@ -45,16 +45,16 @@ struct SplitConfig {
 // Everything a layout may carry besides minor_to_major (rare in dumps, so it
 // lives behind a pointer to keep Shape small).
 struct LayoutExtras {
-  std::vector<DimLevel> dim_levels;  // D(...)
-  std::vector<Tile> tiles;           // T(...)(...)
-  int64_t tail_padding_alignment_in_elements = 1;  // L(n)
+  std::vector<DimLevel> dim_levels;                                              // D(...)
+  std::vector<Tile> tiles;                                                       // T(...)(...)
+  int64_t tail_padding_alignment_in_elements = 1;                                // L(n)
   PrimitiveType index_primitive_type = PrimitiveType::PRIMITIVE_TYPE_INVALID;    // #(t)
   PrimitiveType pointer_primitive_type = PrimitiveType::PRIMITIVE_TYPE_INVALID;  // *(t)
-  int64_t element_size_in_bits = 0;  // E(n)
-  int64_t memory_space = 0;          // S(n)
-  std::vector<SplitConfig> split_configs;  // SC(d:i,j)
-  std::shared_ptr<const Shape> physical_shape;  // P(shape)
-  int64_t dynamic_shape_metadata_prefix_bytes = 0;  // M(n)
+  int64_t element_size_in_bits = 0;                                              // E(n)
+  int64_t memory_space = 0;                                                      // S(n)
+  std::vector<SplitConfig> split_configs;                                        // SC(d:i,j)
+  std::shared_ptr<const Shape> physical_shape;                                   // P(shape)
+  int64_t dynamic_shape_metadata_prefix_bytes = 0;                               // M(n)
   bool operator==(const LayoutExtras& other) const;
 };
 
@@ -141,9 +141,7 @@ class Shape {
   void clear_layout() { ResetLayout(); }
 
   // Tuple accessors.
-  int64_t tuple_size() const {
-    return rare_ ? static_cast<int64_t>(rare_->tuple.size()) : 0;
-  }
+  int64_t tuple_size() const { return rare_ ? static_cast<int64_t>(rare_->tuple.size()) : 0; }
   const Shape& tuple_shapes(int64_t i) const { return rare_->tuple[i]; }
   Shape* mutable_tuple_shapes(int64_t i) { return &rare_->tuple[i]; }
   const std::vector<Shape>& tuple_shapes() const;

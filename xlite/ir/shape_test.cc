@@ -81,8 +81,8 @@ TEST(ShapeTest, TuplesMarkEveryFifthElement) {
   elements[1] = Shape::Tuple({});
   EXPECT_EQ(Shape::Tuple(elements).ToString(),
             "(f32[], (), f32[], f32[], f32[], /*index=5*/f32[])");
-  Shape nested = Shape::Tuple({Shape::Tuple({WithLayout(Shape(PT::S8, {3}), Layout({0}))}),
-                               Shape::Token()});
+  Shape nested =
+      Shape::Tuple({Shape::Tuple({WithLayout(Shape(PT::S8, {3}), Layout({0}))}), Shape::Token()});
   EXPECT_EQ(nested.ToString(), "((s8[3]{0}), token[])");
   EXPECT_EQ(nested.ToString(false), "((s8[3]), token[])");
   EXPECT_EQ(nested.LeafCount(), 2);
@@ -161,8 +161,7 @@ TEST(ShapeTest, BufferMarkPrintsAndCompares) {
   EXPECT_TRUE(buffer.Compatible(array));
   Shape moved = std::move(buffer);
   EXPECT_TRUE(moved.is_buffer());
-  EXPECT_EQ(Shape::Tuple({moved, Shape::Scalar(PT::S32)}).ToString(),
-            "(b(f32[2,4]{1,0}), s32[])");
+  EXPECT_EQ(Shape::Tuple({moved, Shape::Scalar(PT::S32)}).ToString(), "(b(f32[2,4]{1,0}), s32[])");
 }
 
 TEST(ShapeTest, StaysSmall) {
@@ -193,8 +192,8 @@ TEST(ValidateShapeTest, SizesMustFitInt64) {
   EXPECT_EQ(bytes.message(),
             "invalid shape f16[3037000499,3037000499]: the byte size overflows int64");
   EXPECT_TRUE(Valid(Shape(PrimitiveType::S8, {3037000499, 3037000499})));
-  EXPECT_FALSE(Valid(Shape::Tuple({Shape(PrimitiveType::F32, {2}),
-                                   Shape(PrimitiveType::S8, {kMax, 2})})));
+  EXPECT_FALSE(
+      Valid(Shape::Tuple({Shape(PrimitiveType::F32, {2}), Shape(PrimitiveType::S8, {kMax, 2})})));
 }
 
 TEST(ValidateShapeTest, DimensionsAndLayouts) {
@@ -217,8 +216,8 @@ TEST(ValidateShapeTest, DimensionsAndLayouts) {
 TEST(ValidateShapeTest, CheckedStorageBytes) {
   EXPECT_EQ(CheckedStorageBytes(Shape(PrimitiveType::F32, {2, 3})), 24);
   EXPECT_EQ(CheckedStorageBytes(Shape(PrimitiveType::S4, {5})), 5);  // a byte each
-  EXPECT_EQ(CheckedStorageBytes(Shape::Tuple({Shape(PrimitiveType::F32, {2}),
-                                              Shape(PrimitiveType::PRED, {3})})),
+  EXPECT_EQ(CheckedStorageBytes(
+                Shape::Tuple({Shape(PrimitiveType::F32, {2}), Shape(PrimitiveType::PRED, {3})})),
             11);
   EXPECT_EQ(CheckedStorageBytes(Shape(PrimitiveType::F64, {INT64_MAX / 4})), -1);
   EXPECT_EQ(CheckedStorageBytes(Shape::Token()), 0);

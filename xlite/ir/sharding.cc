@@ -19,16 +19,14 @@ int64_t Product(const std::vector<int64_t>& dims) {
 
 }  // namespace
 
-TileAssignment TileAssignment::Explicit(std::vector<int64_t> dims,
-                                        std::vector<int64_t> devices) {
+TileAssignment TileAssignment::Explicit(std::vector<int64_t> dims, std::vector<int64_t> devices) {
   TileAssignment t;
   t.dims_ = std::move(dims);
   t.devices_ = std::move(devices);
   return t;
 }
 
-TileAssignment TileAssignment::Iota(std::vector<int64_t> dims,
-                                    std::vector<int64_t> reshape_dims,
+TileAssignment TileAssignment::Iota(std::vector<int64_t> dims, std::vector<int64_t> reshape_dims,
                                     std::vector<int64_t> transpose_perm) {
   TileAssignment t;
   t.dims_ = std::move(dims);
@@ -228,8 +226,8 @@ absl::Status ValidateLeaf(const HloSharding& s, const Shape& shape, int64_t num_
       product *= r;
     }
     if (product != tiles.num_elements()) {
-      return InvalidArgument("iota tile assignment reshapes ", product,
-                             " devices into ", tiles.num_elements(), " tiles");
+      return InvalidArgument("iota tile assignment reshapes ", product, " devices into ",
+                             tiles.num_elements(), " tiles");
     }
     if (!perm.empty()) {
       std::vector<int64_t> sorted = perm;

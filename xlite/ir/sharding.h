@@ -63,7 +63,13 @@ TileAssignment CanonicalTileAssignment(std::vector<int64_t> dims,
 class HloSharding {
  public:
   enum class Kind : uint8_t {
-    kReplicated, kMaximal, kManual, kUnknown, kUnreduced, kTiled, kTuple
+    kReplicated,
+    kMaximal,
+    kManual,
+    kUnknown,
+    kUnreduced,
+    kTiled,
+    kTuple
   };
 
   static HloSharding Replicated();
@@ -140,8 +146,8 @@ class HloSharding {
   // The per-dimension [start, limit) of the tile `device` owns for an array
   // of `shape` (the whole shape for replicated/maximal/manual); error when
   // the device does not appear in the tile assignment.
-  absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> TileBounds(
-      const Shape& shape, int64_t device) const;
+  absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> TileBounds(const Shape& shape,
+                                                                      int64_t device) const;
 
   // Checks the sharding against a shape and a device count: tuple element
   // count equals the leaf count, tile rank fits the shape's rank, device ids

@@ -20,10 +20,14 @@ int64_t ProductOf(absl::Span<const int64_t> dims) {
 // (MAXIMAL=1, MANUAL=4, UNREDUCED=6), replication last.
 int XlaTypeRank(OpShardingType type) {
   switch (type) {
-    case OpShardingType::kReplicated: return 100;
-    case OpShardingType::kMaximal: return 1;
-    case OpShardingType::kManual: return 4;
-    case OpShardingType::kUnreduced: return 6;
+    case OpShardingType::kReplicated:
+      return 100;
+    case OpShardingType::kMaximal:
+      return 1;
+    case OpShardingType::kManual:
+      return 4;
+    case OpShardingType::kUnreduced:
+      return 6;
   }
   return 7;
 }
@@ -144,16 +148,15 @@ bool HloSharding::IsReplicated() const {
 }
 
 bool HloSharding::IsManualSubgroup() const {
-  return kind_ == Kind::kTiled &&
-         std::find(subgroup_types_.begin(), subgroup_types_.end(), OpShardingType::kManual) !=
-             subgroup_types_.end();
+  return kind_ == Kind::kTiled && std::find(subgroup_types_.begin(), subgroup_types_.end(),
+                                            OpShardingType::kManual) != subgroup_types_.end();
 }
 
 bool HloSharding::HasPartialReplication() const {
   if (kind_ != Kind::kTiled) return false;
   return replicate_on_last_tile_dim_ ||
-         std::find(subgroup_types_.begin(), subgroup_types_.end(),
-                   OpShardingType::kReplicated) != subgroup_types_.end();
+         std::find(subgroup_types_.begin(), subgroup_types_.end(), OpShardingType::kReplicated) !=
+             subgroup_types_.end();
 }
 
 std::vector<int64_t> HloSharding::DataTileDims() const {
@@ -185,9 +188,7 @@ int64_t HloSharding::ReplicationFactor() const {
   return TrailingFactor(*this, OpShardingType::kReplicated);
 }
 
-int64_t HloSharding::ManualFactor() const {
-  return TrailingFactor(*this, OpShardingType::kManual);
-}
+int64_t HloSharding::ManualFactor() const { return TrailingFactor(*this, OpShardingType::kManual); }
 
 std::vector<int64_t> HloSharding::TileShape(const Shape& shape) const {
   std::vector<int64_t> out(shape.dimensions().begin(), shape.dimensions().end());
@@ -260,7 +261,8 @@ HloSharding HloSharding::Normalized() const {
   const std::vector<int64_t>& dims = tiles_.dims();
   const int64_t data_rank = TiledDataRank();
   std::vector<OpShardingType> types = TrailingTileTypes(*this);
-  if (data_rank < 0 || static_cast<int64_t>(dims.size()) != data_rank + static_cast<int64_t>(types.size()) ||
+  if (data_rank < 0 ||
+      static_cast<int64_t>(dims.size()) != data_rank + static_cast<int64_t>(types.size()) ||
       static_cast<int64_t>(tiles_.Devices().size()) != tiles_.num_elements()) {
     return *this;  // malformed (Validate reports it); keep as written
   }
@@ -288,8 +290,8 @@ HloSharding HloSharding::Normalized() const {
   std::vector<int64_t> devices = TransposeDevices(tiles_.Devices(), dims, perm);
   const bool all_data_one = ProductOf(absl::MakeConstSpan(new_dims).subspan(0, data_rank)) == 1;
   HloSharding out;
-  if (all_data_one && (new_types.empty() || (new_types.size() == 1 &&
-                                             new_types[0] == OpShardingType::kReplicated))) {
+  if (all_data_one && (new_types.empty() ||
+                       (new_types.size() == 1 && new_types[0] == OpShardingType::kReplicated))) {
     out = Replicated();
   } else if (all_data_one && new_types.size() == 1 && new_types[0] == OpShardingType::kManual) {
     out = Manual();

@@ -72,27 +72,23 @@ TEST(HloShardingTest, ValidateErrors) {
                   .Validate(shape, 4)
                   .message(),
               HasSubstr("twice"));
-  EXPECT_THAT(HloSharding::Tiled(TileAssignment::Explicit({2, 2}, {0, 1, 2}))
-                  .Validate(shape, 4)
-                  .message(),
-              HasSubstr("lists 3 devices"));
-  EXPECT_THAT(HloSharding::Tiled(TileAssignment::Iota({2, 2}, {8}, {}))
-                  .Validate(shape, 4)
-                  .message(),
-              HasSubstr("reshapes 8"));
-  EXPECT_THAT(HloSharding::Tiled(TileAssignment::Iota({2, 2}, {2, 2}, {0, 0}))
-                  .Validate(shape, 4)
-                  .message(),
-              HasSubstr("permutation"));
-  EXPECT_THAT(HloSharding::Maximal(4).Validate(shape, 4).message(),
-              HasSubstr("out of range"));
+  EXPECT_THAT(
+      HloSharding::Tiled(TileAssignment::Explicit({2, 2}, {0, 1, 2})).Validate(shape, 4).message(),
+      HasSubstr("lists 3 devices"));
+  EXPECT_THAT(
+      HloSharding::Tiled(TileAssignment::Iota({2, 2}, {8}, {})).Validate(shape, 4).message(),
+      HasSubstr("reshapes 8"));
+  EXPECT_THAT(
+      HloSharding::Tiled(TileAssignment::Iota({2, 2}, {2, 2}, {0, 0})).Validate(shape, 4).message(),
+      HasSubstr("permutation"));
+  EXPECT_THAT(HloSharding::Maximal(4).Validate(shape, 4).message(), HasSubstr("out of range"));
   EXPECT_TRUE(HloSharding::Maximal(3).Validate(shape, 4).ok());
   EXPECT_TRUE(HloSharding::Manual().Validate(shape, 4).ok());
 }
 
 TEST(HloShardingTest, ValidateTuples) {
-  Shape tuple = Shape::Tuple(
-      {Shape(PT::F32, {4}), Shape::Tuple({Shape(PT::S32, {2}), Shape::Token()})});
+  Shape tuple =
+      Shape::Tuple({Shape(PT::F32, {4}), Shape::Tuple({Shape(PT::S32, {2}), Shape::Token()})});
   HloSharding split = HloSharding::Tiled(TileAssignment::Iota({2}, {2}, {}));
   EXPECT_TRUE(
       HloSharding::Tuple({split, split, HloSharding::Replicated()}).Validate(tuple, 2).ok());

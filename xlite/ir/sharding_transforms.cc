@@ -15,8 +15,8 @@ struct Axis {
 };
 
 // Tiles `t` of one dim spread over its factors major to minor.
-void SplitTiles(int64_t t, const std::vector<int64_t>& factors,
-                const std::vector<int64_t>& sizes, std::vector<Axis>* axes) {
+void SplitTiles(int64_t t, const std::vector<int64_t>& factors, const std::vector<int64_t>& sizes,
+                std::vector<Axis>* axes) {
   if (factors.size() == 1) {
     axes->push_back({t, factors[0]});
     return;
@@ -181,9 +181,9 @@ HloSharding ReverseTileOrder(const HloSharding& sharding, absl::Span<const int64
     for (size_t k = 0; k < shape.size(); ++k) source = source * shape[k] + at[k];
     devices[linear] = tiles.DeviceAt(source);
   }
-  HloSharding out = HloSharding::Tiled(CanonicalTileAssignment(shape, devices),
-                                       sharding.replicate_on_last_tile_dim(),
-                                       sharding.subgroup_types());
+  HloSharding out =
+      HloSharding::Tiled(CanonicalTileAssignment(shape, devices),
+                         sharding.replicate_on_last_tile_dim(), sharding.subgroup_types());
   out.mutable_metadata() = sharding.metadata();
   return out;
 }

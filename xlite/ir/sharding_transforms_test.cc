@@ -45,9 +45,8 @@ TEST(ShardingSemanticsTest, ReplicationGroups) {
   EXPECT_THAT(HloSharding::Maximal(2).ReplicationGroups(4), ElementsAre(ElementsAre(2)));
   // Manual groups hold different data: one group per manual index.
   HloSharding manual = S("{devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}");
-  EXPECT_THAT(manual.ReplicationGroups(8),
-              ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3), ElementsAre(4, 5),
-                          ElementsAre(6, 7)));
+  EXPECT_THAT(manual.ReplicationGroups(8), ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3),
+                                                       ElementsAre(4, 5), ElementsAre(6, 7)));
   HloSharding rep_manual = S("{devices=[2,1,2,2]<=[8] last_tile_dims={replicated, manual}}");
   EXPECT_THAT(rep_manual.ReplicationGroups(8)[0], ElementsAre(0, 2));
   EXPECT_EQ(rep_manual.ReplicationFactor(), 2);
@@ -63,9 +62,9 @@ TEST(ShardingSemanticsTest, NormalizationAndEqualityByMeaning) {
   EXPECT_EQ(P(S("{devices=[1,1,4]<=[4] last_tile_dims={manual}}").Normalized()), "{manual}");
   EXPECT_EQ(P(S("{devices=[2,1,2,2]<=[8] last_tile_dims={manual, replicated}}").Normalized()),
             "{devices=[2,1,2,2]<=[8] last_tile_dims={manual, replicated}}");
-  EXPECT_EQ(P(S("{devices=[2,2,1,2]<=[8] last_tile_dims={replicated, replicated, manual}}")
-                  .Normalized()),
-            "{devices=[2,2,2]<=[2,2,2]T(0,2,1) last_tile_dims={manual, replicated}}");
+  EXPECT_EQ(
+      P(S("{devices=[2,2,1,2]<=[8] last_tile_dims={replicated, replicated, manual}}").Normalized()),
+      "{devices=[2,2,2]<=[2,2,2]T(0,2,1) last_tile_dims={manual, replicated}}");
   EXPECT_TRUE(S("{devices=[2,1,1]0,1 last_tile_dims={replicated}}") == S("{devices=[2,1]0,1}"));
   EXPECT_TRUE(S("{devices=[1,2]0,1 last_tile_dim_replicate}") == S("{replicated}"));
   EXPECT_TRUE(S("{devices=[4]0,1,2,3}") == S("{devices=[4]<=[4]}"));
@@ -81,8 +80,8 @@ TEST(ShardingSemanticsTest, CanonicalIotaForms) {
             "{devices=[4]<=[4]}");
   EXPECT_EQ(P(HloSharding::Tiled(CanonicalTileAssignment({4}, {0, 2, 3, 1}))),
             "{devices=[4]0,2,3,1}");
-  EXPECT_EQ(P(HloSharding::Tiled(CanonicalTileAssignment({2, 3, 2},
-                                                         {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11}))),
+  EXPECT_EQ(P(HloSharding::Tiled(
+                CanonicalTileAssignment({2, 3, 2}, {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11}))),
             "{devices=[2,3,2]<=[6,2]T(1,0)}");
 }
 
@@ -133,8 +132,7 @@ TEST(ShardingTransformsTest, ReshapeSplitMergeAndPartial) {
   // Both tiled, major fully: merges to 8 tiles.
   EXPECT_EQ(P(ReshapeSharding(S("{devices=[4,2]<=[8]}"), {4, 8}, {32})), "{devices=[8]<=[8]}");
   // Split [32] -> [4,8] with 8 tiles: 4 on dim 0, 2 on dim 1.
-  EXPECT_EQ(P(ReshapeSharding(S("{devices=[8]<=[8]}"), {32}, {4, 8})),
-            "{devices=[4,2]<=[8]}");
+  EXPECT_EQ(P(ReshapeSharding(S("{devices=[8]<=[8]}"), {32}, {4, 8})), "{devices=[4,2]<=[8]}");
   // Split [24] -> [6,4] with 4 tiles: gcd 2 on dim 0, the rest replicated.
   EXPECT_EQ(P(ReshapeSharding(S("{devices=[4]<=[4]}"), {24}, {6, 4})),
             "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
@@ -165,11 +163,13 @@ TEST(ShardingTransformsTest, MergeCompatiblePartials) {
                               S("{devices=[1,2,2]<=[4] last_tile_dim_replicate}"))
                    .has_value());
   EXPECT_FALSE(MergeShardings(S("{devices=[2,1]<=[2]}"), S("{devices=[1,2]<=[2]}")).has_value());
-  EXPECT_EQ(P(*MergeShardings(S("{replicated}"), S("{devices=[2,1]<=[2]}"))), "{devices=[2,1]<=[2]}");
+  EXPECT_EQ(P(*MergeShardings(S("{replicated}"), S("{devices=[2,1]<=[2]}"))),
+            "{devices=[2,1]<=[2]}");
 }
 
 TEST(ShardingTransformsTest, MoreSpecific) {
-  EXPECT_TRUE(IsMoreSpecific(S("{devices=[4,1]<=[4]}"), S("{devices=[2,1,2]<=[4] last_tile_dim_replicate}")));
+  EXPECT_TRUE(IsMoreSpecific(S("{devices=[4,1]<=[4]}"),
+                             S("{devices=[2,1,2]<=[4] last_tile_dim_replicate}")));
   EXPECT_TRUE(IsMoreSpecific(S("{devices=[2,1]<=[2]}"), S("{replicated}")));
   EXPECT_FALSE(IsMoreSpecific(S("{replicated}"), S("{devices=[2,1]<=[2]}")));
   EXPECT_FALSE(IsMoreSpecific(S("{manual}"), S("{replicated}")));

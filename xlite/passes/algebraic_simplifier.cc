@@ -45,7 +45,8 @@ bool IsAllOnes(const HloInstruction* inst) {
   if (inst->opcode() != HloOpcode::kConstant || inst->attrs<ConstantAttrs>().elided) return false;
   // GetInt64 gives the bit pattern: -1 for signed, the low-bit mask unsigned.
   int bits = BitWidth(t);
-  int64_t ones = IsSignedInt(t) || bits >= 64 ? -1 : static_cast<int64_t>((uint64_t{1} << bits) - 1);
+  int64_t ones =
+      IsSignedInt(t) || bits >= 64 ? -1 : static_cast<int64_t>((uint64_t{1} << bits) - 1);
   const Literal& literal = inst->literal();
   if (literal.element_count() == 0) return false;
   for (int64_t i = 0; i < literal.element_count(); ++i) {

@@ -30,8 +30,10 @@ HloInstruction* SimplifyAdd(HloInstruction* inst, Context& ctx) {
   HloInstruction* b = inst->operand(1);
   if (IsUniform(b, 0)) return a;
   if (IsUniform(a, 0)) return b;
-  if (b->opcode() == O::kNegate) return ctx.make.Binary(ctx.computation, O::kSubtract, a, b->operand(0));
-  if (a->opcode() == O::kNegate) return ctx.make.Binary(ctx.computation, O::kSubtract, b, a->operand(0));
+  if (b->opcode() == O::kNegate)
+    return ctx.make.Binary(ctx.computation, O::kSubtract, a, b->operand(0));
+  if (a->opcode() == O::kNegate)
+    return ctx.make.Binary(ctx.computation, O::kSubtract, b, a->operand(0));
   return nullptr;
 }
 
@@ -123,10 +125,14 @@ HloInstruction* SimplifyPower(HloInstruction* inst, Context& ctx) {
 
 HloInstruction* SimplifyArithmetic(HloInstruction* inst, Context& ctx) {
   switch (inst->opcode()) {
-    case O::kAdd: return SimplifyAdd(inst, ctx);
-    case O::kSubtract: return SimplifySubtract(inst, ctx);
-    case O::kMultiply: return SimplifyMultiply(inst, ctx);
-    case O::kDivide: return SimplifyDivide(inst, ctx);
+    case O::kAdd:
+      return SimplifyAdd(inst, ctx);
+    case O::kSubtract:
+      return SimplifySubtract(inst, ctx);
+    case O::kMultiply:
+      return SimplifyMultiply(inst, ctx);
+    case O::kDivide:
+      return SimplifyDivide(inst, ctx);
     case O::kAnd:
     case O::kOr:
     case O::kXor:
@@ -142,8 +148,10 @@ HloInstruction* SimplifyArithmetic(HloInstruction* inst, Context& ctx) {
     case O::kRoundNearestAfz:
     case O::kRoundNearestEven:
       return SimplifyUnary(inst, ctx);
-    case O::kPower: return SimplifyPower(inst, ctx);
-    default: return nullptr;
+    case O::kPower:
+      return SimplifyPower(inst, ctx);
+    default:
+      return nullptr;
   }
 }
 

@@ -119,8 +119,10 @@ HloInstruction* SimplifyDot(HloInstruction* inst, Context& ctx) {
   PrimitiveType t = inst->shape().element_type();
   if (!(IsFloat(t) || IsInteger(t) || IsComplex(t))) return nullptr;
   int64_t batch = static_cast<int64_t>(dims.lhs_batch.size());
-  int64_t lhs_free = lhs->shape().rank() - batch - static_cast<int64_t>(dims.lhs_contracting.size());
-  HloInstruction* a = OuterOperand(lhs, dims.lhs_batch, dims.lhs_contracting, batch, inst->shape(), ctx);
+  int64_t lhs_free =
+      lhs->shape().rank() - batch - static_cast<int64_t>(dims.lhs_contracting.size());
+  HloInstruction* a =
+      OuterOperand(lhs, dims.lhs_batch, dims.lhs_contracting, batch, inst->shape(), ctx);
   HloInstruction* b =
       OuterOperand(rhs, dims.rhs_batch, dims.rhs_contracting, batch + lhs_free, inst->shape(), ctx);
   return ctx.make.Binary(ctx.computation, O::kMultiply, a, b);
@@ -170,12 +172,18 @@ HloInstruction* SimplifyReduce(HloInstruction* inst, Context& ctx) {
 
 HloInstruction* SimplifyOther(HloInstruction* inst, Context& ctx) {
   switch (inst->opcode()) {
-    case O::kConvert: return SimplifyConvert(inst, ctx);
-    case O::kSelect: return SimplifySelect(inst, ctx);
-    case O::kCompare: return SimplifyCompare(inst, ctx);
-    case O::kDot: return SimplifyDot(inst, ctx);
-    case O::kReduce: return SimplifyReduce(inst, ctx);
-    default: return nullptr;
+    case O::kConvert:
+      return SimplifyConvert(inst, ctx);
+    case O::kSelect:
+      return SimplifySelect(inst, ctx);
+    case O::kCompare:
+      return SimplifyCompare(inst, ctx);
+    case O::kDot:
+      return SimplifyDot(inst, ctx);
+    case O::kReduce:
+      return SimplifyReduce(inst, ctx);
+    default:
+      return nullptr;
   }
 }
 

@@ -47,9 +47,8 @@ HloInstruction* SimplifyBroadcast(HloInstruction* inst, Context& ctx) {
 
 // Both shapes carry the default (row-major) layout.
 bool BothRowMajor(const Shape& a, const Shape& b) {
-  return a.has_layout() && b.has_layout() && !a.layout().has_extras() &&
-         !b.layout().has_extras() && a.layout() == Layout::Default(a.rank()) &&
-         b.layout() == Layout::Default(b.rank());
+  return a.has_layout() && b.has_layout() && !a.layout().has_extras() && !b.layout().has_extras() &&
+         a.layout() == Layout::Default(a.rank()) && b.layout() == Layout::Default(b.rank());
 }
 
 HloInstruction* SimplifyReshape(HloInstruction* inst, Context& ctx) {
@@ -75,7 +74,8 @@ HloInstruction* SimplifyTranspose(HloInstruction* inst, Context& ctx) {
     std::vector<int64_t> composed;
     for (int64_t p : perm) composed.push_back(x->dimensions()[p]);
     if (IsIdentityPermutation(composed)) return x->operand(0);
-    HloInstruction* t = ctx.make.Add(ctx.computation, O::kTranspose, inst->shape(), {x->operand(0)});
+    HloInstruction* t =
+        ctx.make.Add(ctx.computation, O::kTranspose, inst->shape(), {x->operand(0)});
     t->set_dimensions(std::move(composed));
     return t;
   }
@@ -219,19 +219,29 @@ HloInstruction* SimplifyNoOpCopy(HloInstruction* inst, Context& ctx) {
 
 HloInstruction* SimplifyShapes(HloInstruction* inst, Context& ctx) {
   switch (inst->opcode()) {
-    case O::kBroadcast: return SimplifyBroadcast(inst, ctx);
-    case O::kReshape: return SimplifyReshape(inst, ctx);
-    case O::kTranspose: return SimplifyTranspose(inst, ctx);
-    case O::kSlice: return SimplifySlice(inst, ctx);
-    case O::kConcatenate: return SimplifyConcatenate(inst, ctx);
-    case O::kPad: return SimplifyPad(inst, ctx);
-    case O::kReverse: return SimplifyReverse(inst, ctx);
-    case O::kDynamicSlice: return SimplifyDynamicSlice(inst, ctx);
-    case O::kDynamicUpdateSlice: return SimplifyDynamicUpdateSlice(inst, ctx);
+    case O::kBroadcast:
+      return SimplifyBroadcast(inst, ctx);
+    case O::kReshape:
+      return SimplifyReshape(inst, ctx);
+    case O::kTranspose:
+      return SimplifyTranspose(inst, ctx);
+    case O::kSlice:
+      return SimplifySlice(inst, ctx);
+    case O::kConcatenate:
+      return SimplifyConcatenate(inst, ctx);
+    case O::kPad:
+      return SimplifyPad(inst, ctx);
+    case O::kReverse:
+      return SimplifyReverse(inst, ctx);
+    case O::kDynamicSlice:
+      return SimplifyDynamicSlice(inst, ctx);
+    case O::kDynamicUpdateSlice:
+      return SimplifyDynamicUpdateSlice(inst, ctx);
     case O::kCopy:
     case O::kBitcast:
       return SimplifyNoOpCopy(inst, ctx);
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 

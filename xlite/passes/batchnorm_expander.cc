@@ -20,8 +20,12 @@ class BatchNormBuilder {
   BatchNormBuilder(HloModule& module, InstructionMaker& make, HloComputation& c,
                    const HloInstruction& bn,
                    absl::flat_hash_map<PrimitiveType, HloComputation*>& adders)
-      : module_(module), make_(make), c_(c), adders_(adders),
-        x_(bn.operand(0)), shape_(x_->shape()),
+      : module_(module),
+        make_(make),
+        c_(c),
+        adders_(adders),
+        x_(bn.operand(0)),
+        shape_(x_->shape()),
         feature_index_(bn.attrs<BatchNormAttrs>().feature_index),
         epsilon_(bn.attrs<BatchNormAttrs>().epsilon) {
     per_feature_ = 1;
@@ -42,8 +46,8 @@ class BatchNormBuilder {
   HloInstruction* SumPerFeature(HloInstruction* v) {
     PrimitiveType type = v->shape().element_type();
     Shape result(type, {shape_.dimensions()[feature_index_]});
-    HloInstruction* sum = make_.Add(c_, O::kReduce, std::move(result),
-                                    {v, make_.ScalarConstant(c_, type, 0.0)});
+    HloInstruction* sum =
+        make_.Add(c_, O::kReduce, std::move(result), {v, make_.ScalarConstant(c_, type, 0.0)});
     sum->set_dimensions(reduced_dims_);
     sum->AppendCalledComputation(Adder(type));
     return sum;
@@ -132,8 +136,8 @@ absl::StatusOr<bool> BatchNormExpanderPass::Run(HloModule& module) {
             HloInstruction* xc = b.Bin(O::kSubtract, x, b.Spread(mean));
             HloInstruction* var =
                 b.Bin(O::kDivide, b.SumPerFeature(b.Bin(O::kMultiply, xc, xc)), b.Count(fshape));
-            HloInstruction* y = b.Normalize(xc, b.Spread(var), b.Spread(bn.operand(1)),
-                                            b.Spread(bn.operand(2)));
+            HloInstruction* y =
+                b.Normalize(xc, b.Spread(var), b.Spread(bn.operand(1)), b.Spread(bn.operand(2)));
             return b.Tuple(bn.shape(), {y, mean, var});
           }
           default: {  // kBatchNormGrad

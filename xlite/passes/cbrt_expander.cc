@@ -16,11 +16,11 @@ absl::StatusOr<bool> CbrtExpanderPass::Run(HloModule& module) {
         // Narrow types would round the exponent 1/3 badly: compute in f32.
         bool widen = BitWidth(type) < 32;
         if (widen) x = make.Convert(c, x, PrimitiveType::F32);
-        HloInstruction* magnitude = make.Add(c, O::kPower, x->shape(),
-                                             {make.Unary(c, O::kAbs, x),
-                                              make.Splat(c, x->shape(), 1.0 / 3.0)});
-        HloInstruction* result = make.Binary(c, O::kMultiply, make.Unary(c, O::kSign, x),
-                                             magnitude);
+        HloInstruction* magnitude =
+            make.Add(c, O::kPower, x->shape(),
+                     {make.Unary(c, O::kAbs, x), make.Splat(c, x->shape(), 1.0 / 3.0)});
+        HloInstruction* result =
+            make.Binary(c, O::kMultiply, make.Unary(c, O::kSign, x), magnitude);
         return widen ? make.Convert(c, result, type) : result;
       });
 }

@@ -22,16 +22,15 @@ absl::StatusOr<bool> ComparisonExpanderPass::Run(HloModule& module) {
         auto key = [&](HloInstruction* x) {
           HloInstruction* b = BitcastTo(make, c, x, signed_type);
           const Shape& shape = b->shape();
-          HloInstruction* sign_fill = make.Binary(c, O::kShiftRightArithmetic, b,
-                                                  IntSplat(make, c, shape, bits - 1));
+          HloInstruction* sign_fill =
+              make.Binary(c, O::kShiftRightArithmetic, b, IntSplat(make, c, shape, bits - 1));
           int64_t magnitude_mask =
               bits == 64 ? INT64_MAX : static_cast<int64_t>((uint64_t{1} << (bits - 1)) - 1);
           HloInstruction* flip =
               make.Binary(c, O::kAnd, sign_fill, IntSplat(make, c, shape, magnitude_mask));
           return make.Binary(c, O::kXor, b, flip);
         };
-        return make.Compare(c, key(compare.operand(0)), key(compare.operand(1)),
-                            attrs.direction);
+        return make.Compare(c, key(compare.operand(0)), key(compare.operand(1)), attrs.direction);
       });
 }
 

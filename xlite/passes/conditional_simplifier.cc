@@ -31,7 +31,8 @@ absl::StatusOr<bool> ConditionalSimplifierPass::Run(HloModule& module) {
     std::vector<std::pair<HloInstruction*, int64_t>> chosen;
     for (const auto& inst : computation->instructions()) {
       if (inst->opcode() != HloOpcode::kConditional) continue;
-      if (std::optional<int64_t> branch = ChosenBranch(*inst)) chosen.emplace_back(inst.get(), *branch);
+      if (std::optional<int64_t> branch = ChosenBranch(*inst))
+        chosen.emplace_back(inst.get(), *branch);
     }
     for (auto [conditional, branch] : chosen) {
       HloInstruction* call = make.Add(*computation, HloOpcode::kCall, conditional->shape(),

@@ -121,7 +121,8 @@ absl::StatusOr<bool> ConstantFoldingPass::Run(HloModule& module) {
       if (!WorthFolding(*inst) || !oracle.Foldable(*inst)) continue;
       if (!inst->control_predecessors().empty() || !inst->control_successors().empty()) continue;
       operands.clear();
-      for (const HloInstruction* operand : inst->operands()) operands.push_back(&operand->literal());
+      for (const HloInstruction* operand : inst->operands())
+        operands.push_back(&operand->literal());
       absl::StatusOr<Literal> value = evaluator.EvaluateInstruction(*inst, operands);
       if (!value.ok()) continue;  // unsupported by the evaluator: leave it
       auto attrs = std::make_unique<ConstantAttrs>();

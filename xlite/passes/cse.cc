@@ -37,8 +37,8 @@ size_t HashOf(const HloInstruction& inst) {
   for (const HloInstruction* operand : inst.operands()) h = absl::HashOf(h, operand);
   if (inst.opcode() == HloOpcode::kConstant && inst.shape().IsArray()) {
     absl::Span<const uint8_t> bytes = inst.literal().raw_data();
-    h = absl::HashOf(h, absl::string_view(reinterpret_cast<const char*>(bytes.data()),
-                                          bytes.size()));
+    h = absl::HashOf(h,
+                     absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   }
   return h;
 }

@@ -35,8 +35,8 @@ bool IsCanonical(const HloInstruction& dot) {
   const DotDimensions& d = dot.attrs<DotAttrs>().dims;
   const int64_t nb = static_cast<int64_t>(d.lhs_batch.size());
   const std::vector<int64_t> batch = Iota(nb);
-  return d.lhs_batch == batch && d.rhs_batch == batch &&
-         dot.operand(0)->shape().rank() == nb + 2 && dot.operand(1)->shape().rank() == nb + 2 &&
+  return d.lhs_batch == batch && d.rhs_batch == batch && dot.operand(0)->shape().rank() == nb + 2 &&
+         dot.operand(1)->shape().rank() == nb + 2 &&
          d.lhs_contracting == std::vector<int64_t>{nb + 1} &&
          d.rhs_contracting == std::vector<int64_t>{nb};
 }
@@ -102,9 +102,9 @@ HloInstruction* Decompose(InstructionMaker& make, HloComputation& c, HloInstruct
   canonical->dims.lhs_contracting = {nb + 1};
   canonical->dims.rhs_contracting = {nb};
   canonical->precision = attrs.precision;
-  HloInstruction* new_dot = make.Clone(c, *dot,
-                                       {Arrange(make, c, lhs, lhs_perm, lhs_dims),
-                                        Arrange(make, c, rhs, rhs_perm, rhs_dims)});
+  HloInstruction* new_dot = make.Clone(
+      c, *dot,
+      {Arrange(make, c, lhs, lhs_perm, lhs_dims), Arrange(make, c, rhs, rhs_perm, rhs_dims)});
   new_dot->set_attrs(std::move(canonical));
   const absl::Span<const int64_t> dims = dot->shape().dimensions();
   if (std::equal(dims.begin(), dims.end(), out_dims.begin(), out_dims.end())) return new_dot;
@@ -139,9 +139,7 @@ absl::StatusOr<bool> DotDecomposerPass::Run(HloModule& module) {
     }
     if (!dots.empty()) {
       const absl::flat_hash_set<const HloInstruction*> dead(dots.begin(), dots.end());
-      c.RemoveInstructionsIf([&](const HloInstruction* i) {
-        return dead.contains(i);
-      });
+      c.RemoveInstructionsIf([&](const HloInstruction* i) { return dead.contains(i); });
     }
   }
   make.Finish();

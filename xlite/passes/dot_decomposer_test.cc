@@ -45,7 +45,8 @@ ENTRY e {
   ROOT d = f32[3,2,6] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={3},
       lhs_contracting_dims={3,2,4}, rhs_contracting_dims={0,4,2},
       operand_precision={highest,default}
-})", pass, true);
+})",
+                                  pass, true);
   ASSERT_NE(module, nullptr);
   ExpectCanonicalDots(*module);
   EXPECT_EQ(CountOpcode(*module, HloOpcode::kDot), 1);
@@ -75,7 +76,8 @@ ENTRY e {
   op = f32[4,5] dot(w, v), lhs_contracting_dims={}, rhs_contracting_dims={}
   ij = s32[3,3] dot(i, j), lhs_contracting_dims={0}, rhs_contracting_dims={1}
   ROOT t = (f32[], f32[4,5], s32[3,3]) tuple(vv, op, ij)
-})", pass, true);
+})",
+                                  pass, true);
   ASSERT_NE(module, nullptr);
   ExpectCanonicalDots(*module);
   EXPECT_EQ(CountOpcode(*module, HloOpcode::kDot), 4);
@@ -94,7 +96,8 @@ ENTRY e {
       lhs_contracting_dims={2}, rhs_contracting_dims={1}
   y = f32[4,3] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT t = (f32[2,4,3], f32[4,3]) tuple(x, y)
-})", pass, false);
+})",
+                    pass, false);
 }
 
 }  // namespace

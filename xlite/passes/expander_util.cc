@@ -54,19 +54,27 @@ HloInstruction* BitcastTo(InstructionMaker& make, HloComputation& c, HloInstruct
 
 PrimitiveType SignedOfWidth(int bits) {
   switch (bits) {
-    case 8: return PrimitiveType::S8;
-    case 16: return PrimitiveType::S16;
-    case 32: return PrimitiveType::S32;
-    default: return PrimitiveType::S64;
+    case 8:
+      return PrimitiveType::S8;
+    case 16:
+      return PrimitiveType::S16;
+    case 32:
+      return PrimitiveType::S32;
+    default:
+      return PrimitiveType::S64;
   }
 }
 
 PrimitiveType UnsignedOfWidth(int bits) {
   switch (bits) {
-    case 8: return PrimitiveType::U8;
-    case 16: return PrimitiveType::U16;
-    case 32: return PrimitiveType::U32;
-    default: return PrimitiveType::U64;
+    case 8:
+      return PrimitiveType::U8;
+    case 16:
+      return PrimitiveType::U16;
+    case 32:
+      return PrimitiveType::U32;
+    default:
+      return PrimitiveType::U64;
   }
 }
 

@@ -21,8 +21,7 @@ using ExpandFn = absl::FunctionRef<absl::StatusOr<HloInstruction*>(
 // its uses by the result and removes the replaced instructions (one linear
 // sweep per computation). True when anything was replaced.
 absl::StatusOr<bool> ExpandInstructions(HloModule& module,
-                                        absl::FunctionRef<bool(HloOpcode)> wanted,
-                                        ExpandFn expand);
+                                        absl::FunctionRef<bool(HloOpcode)> wanted, ExpandFn expand);
 
 // `value` (an integer, exact for every width) in every element of `shape`.
 HloInstruction* IntSplat(InstructionMaker& make, HloComputation& c, const Shape& shape,

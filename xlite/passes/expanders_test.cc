@@ -32,10 +32,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Edge cases plus a spread of magnitudes of both signs.
 std::vector<double> EdgeInputs() {
-  std::vector<double> v = {0.0,   -0.0,   kInf,  -kInf, kNaN,   -kNaN, 1e-45, -1e-45,
-                           1e-40, -3e-39, 1e-30, 1e30,  3e38,   -3e38, 1.0,   -1.0,
-                           0.5,   2.0,    3.0,   -2.5,  1e-7,   7.0,   100.0, 65504.0,
-                           6e-8,  -6e-5,  0.1,   -0.3,  3.9,    4.0,   -4.5,  1e-300};
+  std::vector<double> v = {0.0,   -0.0,   kInf,  -kInf, kNaN, -kNaN, 1e-45, -1e-45,
+                           1e-40, -3e-39, 1e-30, 1e30,  3e38, -3e38, 1.0,   -1.0,
+                           0.5,   2.0,    3.0,   -2.5,  1e-7, 7.0,   100.0, 65504.0,
+                           6e-8,  -6e-5,  0.1,   -0.3,  3.9,  4.0,   -4.5,  1e-300};
   for (int i = -600; i <= 600; ++i) v.push_back(i * 0.01 + 0.003);
   for (int e = -40; e <= 38; ++e) {
     v.push_back(1.37 * std::pow(10.0, e));
@@ -118,9 +118,8 @@ Outcome CheckPass(std::string_view text, std::string_view pass_spec,
   int64_t worst = 0;
   for (int64_t i = 0; i < before.element_count(); ++i) {
     int64_t d = UlpDistance(before, after, i);
-    EXPECT_LE(d, max_ulp) << pass_spec << " element " << i << ": input "
-                          << args[0].GetDouble(i) << " before " << before.GetDouble(i)
-                          << " after " << after.GetDouble(i);
+    EXPECT_LE(d, max_ulp) << pass_spec << " element " << i << ": input " << args[0].GetDouble(i)
+                          << " before " << before.GetDouble(i) << " after " << after.GetDouble(i);
     worst = std::max(worst, d);
   }
   std::printf("%s: worst %lld ulp\n", std::string(pass_spec).c_str(),
@@ -131,8 +130,9 @@ Outcome CheckPass(std::string_view text, std::string_view pass_spec,
 // `x = T[n] parameter(0)` and `ROOT r = T[n] <body>` with T and n filled in.
 std::string UnaryModule(const std::string& type, size_t n, const std::string& body) {
   std::string shape = absl::StrCat(type, "[", n, "]");
-  return absl::StrCat("HloModule m\nENTRY e {\n  x = ", shape, " parameter(0)\n  ROOT r = ",
-                      absl::StrReplaceAll(body, {{"$S", shape}}), "\n}\n");
+  return absl::StrCat("HloModule m\nENTRY e {\n  x = ", shape,
+                      " parameter(0)\n  ROOT r = ", absl::StrReplaceAll(body, {{"$S", shape}}),
+                      "\n}\n");
 }
 
 Literal Inputs(const std::string& type, const std::vector<double>& values) {
@@ -148,17 +148,16 @@ void CheckUnaryExpander(const std::string& op, const std::string& pass,
     SCOPED_TRACE(type);
     std::vector<Literal> args;
     args.push_back(Inputs(type, values));
-    Outcome out = CheckPass(UnaryModule(type, values.size(), absl::StrCat(type, "[", values.size(),
-                                                                          "] ", op, "(x)")),
-                            pass, args, bound);
+    Outcome out = CheckPass(
+        UnaryModule(type, values.size(), absl::StrCat(type, "[", values.size(), "] ", op, "(x)")),
+        pass, args, bound);
     EXPECT_TRUE(out.changed);
     EXPECT_EQ(out.after.find(absl::StrCat(" ", op, "(")), std::string::npos) << out.after;
   }
 }
 
 TEST(CbrtExpander, WithinBoundAndExactAtZeroInfNaN) {
-  CheckUnaryExpander("cbrt", "cbrt-expander",
-                     {{"f32", 16}, {"f16", 1}, {"bf16", 1}, {"f64", 128}});
+  CheckUnaryExpander("cbrt", "cbrt-expander", {{"f32", 16}, {"f16", 1}, {"bf16", 1}, {"f64", 128}});
   // The edge cases themselves are bit-exact.
   std::vector<Literal> args;
   args.push_back(Inputs("f32", {0.0, -0.0, kInf, -kInf, kNaN, 8.0, -27.0}));
@@ -187,9 +186,9 @@ TEST(PowExpander, IntegersExactWithWrapAround) {
     std::vector<Literal> args;
     args.push_back(Inputs("s32", values));
     std::string body = absl::StrCat("s32[10] power(x, b)");
-    std::string text = absl::StrCat(
-        "HloModule m\nENTRY e {\n  x = s32[10] parameter(0)\n  c = s32[] constant(", n,
-        ")\n  b = s32[10] broadcast(c), dimensions={}\n  ROOT r = ", body, "\n}\n");
+    std::string text =
+        absl::StrCat("HloModule m\nENTRY e {\n  x = s32[10] parameter(0)\n  c = s32[] constant(", n,
+                     ")\n  b = s32[10] broadcast(c), dimensions={}\n  ROOT r = ", body, "\n}\n");
     Outcome out = CheckPass(text, "pow-expander", args, 0);
     EXPECT_TRUE(out.changed);
   }
@@ -198,8 +197,8 @@ TEST(PowExpander, IntegersExactWithWrapAround) {
 TEST(PowExpander, FloatsWithinBound) {
   std::vector<double> values = EdgeInputs();
   // n - 1 ulp (see expanders.h).
-  for (auto [n, bound] : std::vector<std::pair<int, int>>{
-           {0, 0}, {1, 0}, {2, 0}, {3, 2}, {4, 3}, {5, 4}, {8, 7}}) {
+  for (auto [n, bound] :
+       std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {2, 0}, {3, 2}, {4, 3}, {5, 4}, {8, 7}}) {
     SCOPED_TRACE(n);
     std::vector<Literal> args;
     args.push_back(Inputs("f32", values));
@@ -216,9 +215,9 @@ TEST(PowExpander, LeavesNonIntegerNonUniformAndLargeExponentsAlone) {
   std::vector<Literal> args;
   args.push_back(Inputs("f32", {1.5, 2.0}));
   for (std::string exponent : {"{2.5, 2.5}", "{2, 3}", "{9, 9}", "{-2, -2}"}) {
-    std::string text = absl::StrCat(
-        "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  c = f32[2] constant(", exponent,
-        ")\n  ROOT r = f32[2] power(x, c)\n}\n");
+    std::string text =
+        absl::StrCat("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  c = f32[2] constant(",
+                     exponent, ")\n  ROOT r = f32[2] power(x, c)\n}\n");
     EXPECT_FALSE(CheckPass(text, "pow-expander", args, 0).changed) << exponent;
   }
   std::string text =
@@ -228,7 +227,8 @@ TEST(PowExpander, LeavesNonIntegerNonUniformAndLargeExponentsAlone) {
 }
 
 TEST(ComparisonExpander, TotalOrderBitExact) {
-  std::vector<double> a = {kNaN, -kNaN, 0.0, -0.0, 1.0, -1.0, kInf, -kInf, 1e-40, -1e-40, 3.0, kNaN};
+  std::vector<double> a = {kNaN, -kNaN, 0.0,   -0.0,   1.0, -1.0,
+                           kInf, -kInf, 1e-40, -1e-40, 3.0, kNaN};
   std::vector<double> b = {kNaN, kNaN, -0.0, 0.0, 2.0, -2.0, kNaN, -kNaN, 0.0, -0.0, 3.0, 1.0};
   for (std::string type : {"f32", "f16", "bf16", "f64"}) {
     for (std::string dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
@@ -236,10 +236,11 @@ TEST(ComparisonExpander, TotalOrderBitExact) {
       std::vector<Literal> args;
       args.push_back(Inputs(type, a));
       args.push_back(Inputs(type, b));
-      std::string text = absl::StrCat("HloModule m\nENTRY e {\n  x = ", type,
-                                      "[12] parameter(0)\n  y = ", type,
-                                      "[12] parameter(1)\n  ROOT r = pred[12] compare(x, y), "
-                                      "direction=", dir, ", type=TOTALORDER\n}\n");
+      std::string text =
+          absl::StrCat("HloModule m\nENTRY e {\n  x = ", type, "[12] parameter(0)\n  y = ", type,
+                       "[12] parameter(1)\n  ROOT r = pred[12] compare(x, y), "
+                       "direction=",
+                       dir, ", type=TOTALORDER\n}\n");
       Outcome out = CheckPass(text, "comparison-expander", args, 0);
       EXPECT_TRUE(out.changed);
       EXPECT_EQ(out.after.find("TOTALORDER"), std::string::npos) << out.after;
@@ -259,18 +260,18 @@ TEST(ComparisonExpander, LeavesOtherComparesAlone) {
 TEST(ReducePrecisionExpander, BitExact) {
   std::vector<double> values = EdgeInputs();
   const std::vector<std::pair<std::string, std::pair<int, int>>> cases = {
-      {"f32", {5, 10}}, {"f32", {8, 7}},  {"f32", {4, 3}},   {"f32", {5, 0}},
-      {"f32", {11, 52}}, {"f32", {2, 1}}, {"f64", {8, 23}},  {"f64", {5, 2}},
-      {"f64", {11, 52}}, {"f16", {4, 3}}, {"bf16", {5, 2}},  {"f16", {8, 23}}};
+      {"f32", {5, 10}},  {"f32", {8, 7}}, {"f32", {4, 3}},  {"f32", {5, 0}},
+      {"f32", {11, 52}}, {"f32", {2, 1}}, {"f64", {8, 23}}, {"f64", {5, 2}},
+      {"f64", {11, 52}}, {"f16", {4, 3}}, {"bf16", {5, 2}}, {"f16", {8, 23}}};
   for (const auto& [type, widths] : cases) {
     SCOPED_TRACE(absl::StrCat(type, " e", widths.first, " m", widths.second));
     std::vector<Literal> args;
     args.push_back(Inputs(type, values));
-    Outcome out = CheckPass(
-        UnaryModule(type, values.size(),
-                    absl::StrCat("$S reduce-precision(x), exponent_bits=", widths.first,
-                                 ", mantissa_bits=", widths.second)),
-        "reduce-precision-expander", args, 0);
+    Outcome out =
+        CheckPass(UnaryModule(type, values.size(),
+                              absl::StrCat("$S reduce-precision(x), exponent_bits=", widths.first,
+                                           ", mantissa_bits=", widths.second)),
+                  "reduce-precision-expander", args, 0);
     EXPECT_TRUE(out.changed);
     EXPECT_EQ(out.after.find("reduce-precision("), std::string::npos) << out.after;
   }
@@ -351,12 +352,14 @@ TEST(BatchNormExpander, FlagsChooseTheKinds) {
 TEST(RngExpander, UniformStaysInRangeAndNormalHasItsMoments) {
   for (std::string type : {"f32", "f64", "bf16"}) {
     SCOPED_TRACE(type);
-    std::string text = absl::StrCat(
-        "HloModule m\nENTRY e {\n  a = ", type, "[] constant(-2)\n  b = ", type,
-        "[] constant(3)\n  u = ", type, "[4000] rng(a, b), distribution=rng_uniform\n"
-        "  m = ", type, "[] constant(1)\n  s = ", type, "[] constant(2)\n  n = ", type,
-        "[4000] rng(m, s), distribution=rng_normal\n  ROOT t = (", type, "[4000], ", type,
-        "[4000]) tuple(u, n)\n}\n");
+    std::string text =
+        absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[] constant(-2)\n  b = ", type,
+                     "[] constant(3)\n  u = ", type,
+                     "[4000] rng(a, b), distribution=rng_uniform\n"
+                     "  m = ",
+                     type, "[] constant(1)\n  s = ", type, "[] constant(2)\n  n = ", type,
+                     "[4000] rng(m, s), distribution=rng_normal\n  ROOT t = (", type, "[4000], ",
+                     type, "[4000]) tuple(u, n)\n}\n");
     Outcome out = RunBeforeAfter(text, "rng-expander", {});
     ASSERT_TRUE(out.ok);
     EXPECT_TRUE(out.changed);

@@ -121,7 +121,8 @@ ENTRY e {
   c = f32[] call(a), to_apply=f
   r = f32[] reduce(a, z), dimensions={0}, to_apply=add
   ROOT s = f32[] add(c, r)
-})", pass, false);
+})",
+                    pass, false);
 }
 
 }  // namespace

@@ -53,8 +53,8 @@ HloInstruction* InstructionMaker::Binary(HloComputation& c, HloOpcode opcode, Hl
   return Add(c, opcode, a->shape(), {a, b});
 }
 
-HloInstruction* InstructionMaker::Compare(HloComputation& c, HloInstruction* a,
-                                          HloInstruction* b, ComparisonDirection direction) {
+HloInstruction* InstructionMaker::Compare(HloComputation& c, HloInstruction* a, HloInstruction* b,
+                                          ComparisonDirection direction) {
   Shape shape = a->shape();
   shape.set_element_type(PrimitiveType::PRED);
   auto attrs = std::make_unique<CompareAttrs>();

@@ -31,8 +31,7 @@ class InstructionMaker {
   HloInstruction* Splat(HloComputation& c, const Shape& shape, double value);
   // Elementwise ops with the shape of their first operand.
   HloInstruction* Unary(HloComputation& c, HloOpcode opcode, HloInstruction* x);
-  HloInstruction* Binary(HloComputation& c, HloOpcode opcode, HloInstruction* a,
-                         HloInstruction* b);
+  HloInstruction* Binary(HloComputation& c, HloOpcode opcode, HloInstruction* a, HloInstruction* b);
   HloInstruction* Compare(HloComputation& c, HloInstruction* a, HloInstruction* b,
                           ComparisonDirection direction);
   HloInstruction* Select(HloComputation& c, HloInstruction* pred, HloInstruction* on_true,

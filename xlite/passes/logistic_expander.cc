@@ -22,8 +22,7 @@ absl::StatusOr<bool> LogisticExpanderPass::Run(HloModule& module) {
       HloInstruction* result;
       if (strategy_ == LogisticStrategy::kTanh) {
         HloInstruction* half = make.Splat(c, shape, 0.5);
-        HloInstruction* t =
-            make.Unary(c, O::kTanh, make.Binary(c, O::kMultiply, half, x));
+        HloInstruction* t = make.Unary(c, O::kTanh, make.Binary(c, O::kMultiply, half, x));
         result = make.Binary(c, O::kAdd, half, make.Binary(c, O::kMultiply, half, t));
       } else {
         HloInstruction* one = make.Splat(c, shape, 1.0);

@@ -15,8 +15,8 @@
 #include "xlite/passes/cse.h"
 #include "xlite/passes/dce.h"
 #include "xlite/passes/dot_decomposer.h"
-#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/passes/expanders.h"
+#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/passes/logistic_expander.h"
 #include "xlite/passes/reshape_mover.h"
 #include "xlite/passes/sort_simplifier.h"
@@ -74,8 +74,7 @@ std::vector<PassInfo> MakeTable() {
        "expands batch-norm-training/-inference/-grad to reduce/broadcast/elementwise ops "
        "(rewrite_training_op, rewrite_inference_op, rewrite_grad_op: true by default)",
        MakeBatchNormExpander},
-      {"cbrt-expander", "expands cbrt(x) to sign(x) * power(|x|, 1/3)",
-       Make<CbrtExpanderPass>},
+      {"cbrt-expander", "expands cbrt(x) to sign(x) * power(|x|, 1/3)", Make<CbrtExpanderPass>},
       {"comparison-expander",
        "expands total-order float compares to signed integer compares of the bit patterns",
        Make<ComparisonExpanderPass>},
@@ -138,7 +137,8 @@ absl::Status SplitSpec(std::string_view spec, std::string_view* name,
   size_t brace = spec.find('{');
   *name = spec.substr(0, brace);
   if (brace == std::string_view::npos) return absl::OkStatus();
-  if (spec.back() != '}') return InvalidArgument("pass spec '", AsAbsl(spec), "' lacks its closing }");
+  if (spec.back() != '}')
+    return InvalidArgument("pass spec '", AsAbsl(spec), "' lacks its closing }");
   std::string_view body = spec.substr(brace + 1, spec.size() - brace - 2);
   while (!body.empty()) {
     size_t comma = body.find(',');
@@ -170,15 +170,14 @@ absl::StatusOr<bool> PassArgs::TakeBool(const std::string& key, bool fallback) {
   return InvalidArgument(pass_, " ", key, " must be true or false, got '", value, "'");
 }
 
-absl::StatusOr<int64_t> PassArgs::TakeInt(const std::string& key, int64_t fallback,
-                                          int64_t min) {
+absl::StatusOr<int64_t> PassArgs::TakeInt(const std::string& key, int64_t fallback, int64_t min) {
   std::string value = Take(key, absl::StrCat(fallback));
   int64_t result = 0;
   if (!absl::SimpleAtoi(value, &result) || result < min) {
-    return InvalidArgument(pass_, " ", key, " must be ",
-                           min == 0 ? std::string("a non-negative integer")
-                                    : absl::StrCat("an integer >= ", min),
-                           ", got '", value, "'");
+    return InvalidArgument(
+        pass_, " ", key, " must be ",
+        min == 0 ? std::string("a non-negative integer") : absl::StrCat("an integer >= ", min),
+        ", got '", value, "'");
   }
   return result;
 }

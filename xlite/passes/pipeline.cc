@@ -19,8 +19,8 @@
 namespace xlite {
 namespace {
 
-absl::Status Dump(const HloModule& module, const PipelineOptions& options,
-                  std::string_view pass, int* dump_count) {
+absl::Status Dump(const HloModule& module, const PipelineOptions& options, std::string_view pass,
+                  int* dump_count) {
   std::error_code error;
   std::filesystem::create_directories(options.dump_dir, error);
   if (error) {
@@ -76,9 +76,9 @@ absl::StatusOr<bool> PassPipeline::RunOnce(HloModule& module, const PipelineOpti
       int i = 0;
       for (;; ++i) {
         if (i == options.max_fixed_point_iterations) {
-          report->warnings.push_back(absl::StrCat(
-              "fixed-point group '", inner.name(), "' stopped after ", i,
-              " iterations without reaching its fixed point"));
+          report->warnings.push_back(absl::StrCat("fixed-point group '", inner.name(),
+                                                  "' stopped after ", i,
+                                                  " iterations without reaching its fixed point"));
           break;
         }
         XLITE_ASSIGN_OR_RETURN(bool changed,
@@ -94,8 +94,8 @@ absl::StatusOr<bool> PassPipeline::RunOnce(HloModule& module, const PipelineOpti
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!changed.ok()) {
-      return absl::Status(changed.status().code(), absl::StrCat("pass ", AsAbsl(pass.name()),
-                                                                ": ", changed.status().message()));
+      return absl::Status(changed.status().code(), absl::StrCat("pass ", AsAbsl(pass.name()), ": ",
+                                                                changed.status().message()));
     }
     // Every pass keeps the schedule, whether or not it made instructions.
     if (*changed) module.UpdateSchedule();
@@ -105,9 +105,8 @@ absl::StatusOr<bool> PassPipeline::RunOnce(HloModule& module, const PipelineOpti
     if (options.verify_each) {
       absl::Status verified = VerifyModule(module);
       if (!verified.ok()) {
-        return absl::InternalError(absl::StrCat("pass ", AsAbsl(pass.name()),
-                                                " produced an invalid module: ",
-                                                verified.message()));
+        return absl::InternalError(absl::StrCat(
+            "pass ", AsAbsl(pass.name()), " produced an invalid module: ", verified.message()));
       }
     }
     if (dump_re && std::regex_match(std::string(pass.name()), *dump_re)) {
@@ -133,8 +132,7 @@ std::string PipelineReport::StatsTable() const {
   }
   std::string out = absl::StrFormat("%-28s %6s %8s %12s\n", "pass", "runs", "changed", "time_ms");
   for (const auto& [name, t] : totals) {
-    absl::StrAppendFormat(&out, "%-28s %6d %8d %12.3f\n", name, t.runs, t.changed,
-                          t.seconds * 1e3);
+    absl::StrAppendFormat(&out, "%-28s %6d %8d %12.3f\n", name, t.runs, t.changed, t.seconds * 1e3);
   }
   absl::StrAppendFormat(&out, "%-28s %6d %8s %12.3f\n", "total", static_cast<int>(passes.size()),
                         "", all * 1e3);
@@ -167,18 +165,19 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-absl::Status AppendSpec(std::string_view spec, PassPipeline& pipeline, int depth,
-                        int* groups) {
+absl::Status AppendSpec(std::string_view spec, PassPipeline& pipeline, int depth, int* groups) {
   if (depth > 16) return InvalidArgument("pipeline spec nests too deeply");
   int balance = 0;
   for (char c : spec) {
     balance += (c == '(' || c == '{') - (c == ')' || c == '}');
     if (balance < 0) break;
   }
-  if (balance != 0) return InvalidArgument("unbalanced brackets in pipeline spec '", AsAbsl(spec), "'");
+  if (balance != 0)
+    return InvalidArgument("unbalanced brackets in pipeline spec '", AsAbsl(spec), "'");
   for (std::string_view part : SplitTopLevel(spec)) {
     part = Trim(part);
-    if (part.empty()) return InvalidArgument("empty pass name in pipeline spec '", AsAbsl(spec), "'");
+    if (part.empty())
+      return InvalidArgument("empty pass name in pipeline spec '", AsAbsl(spec), "'");
     constexpr std::string_view kGroup = "fixed-point(";
     if (part.substr(0, kGroup.size()) == kGroup && part.back() == ')') {
       std::string_view inner = part.substr(kGroup.size(), part.size() - kGroup.size() - 1);

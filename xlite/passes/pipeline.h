@@ -61,12 +61,11 @@ class PassPipeline {
 
  private:
   struct Step {
-    std::unique_ptr<HloPass> pass;          // or
+    std::unique_ptr<HloPass> pass;  // or
     std::unique_ptr<PassPipeline> group;
   };
   absl::StatusOr<bool> RunOnce(HloModule& module, const PipelineOptions& options,
-                               const std::string& group, int iteration,
-                               PipelineReport* report);
+                               const std::string& group, int iteration, PipelineReport* report);
 
   std::string name_;
   std::vector<Step> steps_;

@@ -42,8 +42,7 @@ std::optional<int64_t> UniformIntegerExponent(const HloInstruction& e) {
 }
 
 // x^n for n >= 0 by square-and-multiply (n = 0 gives 1, even for NaN, as pow).
-HloInstruction* PowerOf(InstructionMaker& make, HloComputation& c, HloInstruction* x,
-                        uint64_t n) {
+HloInstruction* PowerOf(InstructionMaker& make, HloComputation& c, HloInstruction* x, uint64_t n) {
   HloInstruction* result = nullptr;
   HloInstruction* square = x;
   while (n != 0) {

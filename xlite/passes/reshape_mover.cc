@@ -44,8 +44,8 @@ bool Equivalent(const HloInstruction& a, const HloInstruction& b) {
 // The rearrange to move below `op`, or nullptr when the rules (see the
 // header) do not allow it.
 const HloInstruction* MovableRearrange(const HloInstruction& op) {
-  if (!IsElementwiseOpcode(op.opcode()) || op.operand_count() == 0 ||
-      op.HasSideEffectNoRecurse() || op.has_sharding() || HasControlDeps(op) ||
+  if (!IsElementwiseOpcode(op.opcode()) || op.operand_count() == 0 || op.HasSideEffectNoRecurse() ||
+      op.has_sharding() || HasControlDeps(op) ||
       !op.called_computations().empty() ||  // map: its dimensions= follow the rank
       !IsStaticArray(op.shape())) {
     return nullptr;

@@ -25,7 +25,8 @@ ENTRY e {
   prod = f32[3,4] multiply(sum, bt)
   gt = pred[3,4] compare(prod, rc), direction=GT
   ROOT sel = f32[3,4] select(gt, prod, rc)
-})", pass, true);
+})",
+                                  pass, true);
   ASSERT_NE(module, nullptr);
   // prod has two users, so only add and multiply move; compare and select
   // see a rearrange used twice and stay.
@@ -46,7 +47,8 @@ ENTRY e {
   tb = f32[4,2,3] transpose(b), dimensions={2,0,1}
   m = f32[4,2,3] maximum(ta, tb)
   ROOT n = f32[4,2,3] negate(m)
-})", pass, true);
+})",
+                                  pass, true);
   ASSERT_NE(module, nullptr);
   const HloInstruction* root = module->entry_computation()->root_instruction();
   ASSERT_EQ(root->opcode(), HloOpcode::kTranspose);
@@ -60,7 +62,8 @@ ENTRY e {
   r = f32[] reshape(a)
   k = f32[] constant(3)
   ROOT s = f32[] subtract(r, k)
-})", pass, true);
+})",
+                    pass, true);
 }
 
 TEST(ReshapeMover, LeavesOpsAloneWhenItWouldNotPay) {
@@ -91,7 +94,8 @@ ENTRY e {
   tz = f32[3,4] transpose(bz), dimensions={1,0}
   q = f32[3,4] add(tz, c)
   ROOT t = (f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4]) tuple(x, y, z, w, u, q)
-})", pass, false);
+})",
+                    pass, false);
 }
 
 }  // namespace

@@ -16,8 +16,11 @@ using O = HloOpcode;
 class RngBuilder {
  public:
   RngBuilder(InstructionMaker& make, HloComputation& c, const Shape& shape)
-      : make_(make), c_(c), wide_(shape.element_type() == PrimitiveType::F64),
-        float_shape_(shape), bits_shape_(shape) {
+      : make_(make),
+        c_(c),
+        wide_(shape.element_type() == PrimitiveType::F64),
+        float_shape_(shape),
+        bits_shape_(shape) {
     float_shape_.set_element_type(wide_ ? PrimitiveType::F64 : PrimitiveType::F32);
     bits_shape_.set_element_type(wide_ ? PrimitiveType::U64 : PrimitiveType::U32);
     int64_t count = 1;
@@ -41,11 +44,11 @@ class RngBuilder {
     const int width = wide_ ? 64 : 32;
     const int mantissa = wide_ ? 52 : 23;
     const int64_t one = wide_ ? int64_t{0x3FF0000000000000} : int64_t{0x3F800000};
-    HloInstruction* high =
-        make_.Binary(c_, O::kShiftRightLogical, bits, IntSplat(make_, c_, bits_shape_, width - mantissa));
-    HloInstruction* in_one_two = BitcastTo(
-        make_, c_, make_.Binary(c_, O::kOr, high, IntSplat(make_, c_, bits_shape_, one)),
-        float_shape_.element_type());
+    HloInstruction* high = make_.Binary(c_, O::kShiftRightLogical, bits,
+                                        IntSplat(make_, c_, bits_shape_, width - mantissa));
+    HloInstruction* in_one_two =
+        BitcastTo(make_, c_, make_.Binary(c_, O::kOr, high, IntSplat(make_, c_, bits_shape_, one)),
+                  float_shape_.element_type());
     return make_.Binary(c_, O::kSubtract, in_one_two, Splat(1.0));
   }
   HloInstruction* Splat(double v) { return make_.Splat(c_, float_shape_, v); }

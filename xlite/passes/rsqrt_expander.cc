@@ -16,8 +16,8 @@ absl::StatusOr<bool> RsqrtExpanderPass::Run(HloModule& module) {
         // narrow type first would round twice.
         bool narrow = IsF16OrBF16(type);
         if (narrow) x = make.Convert(c, x, PrimitiveType::F32);
-        HloInstruction* result = make.Binary(c, O::kDivide, make.Splat(c, x->shape(), 1.0),
-                                             make.Unary(c, O::kSqrt, x));
+        HloInstruction* result =
+            make.Binary(c, O::kDivide, make.Splat(c, x->shape(), 1.0), make.Unary(c, O::kSqrt, x));
         return narrow ? make.Convert(c, result, type) : result;
       });
 }

@@ -74,8 +74,7 @@ std::unique_ptr<HloModule> RunAndCheck(std::string_view spec) {
   EXPECT_TRUE(module->is_scheduled()) << spec;
   EXPECT_TRUE(VerifyModule(*module).ok()) << spec << ": " << VerifyModule(*module);
   std::vector<std::string> after = SequenceNames(*module, *module->entry_computation());
-  EXPECT_EQ(after.size(),
-            static_cast<size_t>(module->entry_computation()->instruction_count()));
+  EXPECT_EQ(after.size(), static_cast<size_t>(module->entry_computation()->instruction_count()));
   // Old instructions that survive appear in their old relative order.
   size_t next = 0;
   for (const std::string& name : after) {
@@ -101,8 +100,8 @@ TEST(ScheduleKept, DceDropsTheDeadFromTheSequence) {
   auto module = RunAndCheck("dce");
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(SequenceNames(*module, *module->entry_computation()),
-            (std::vector<std::string>{"p", "q", "one", "ones", "pq", "r", "e", "zero", "sum",
-                                      "sq", "sum_b", "out"}));
+            (std::vector<std::string>{"p", "q", "one", "ones", "pq", "r", "e", "zero", "sum", "sq",
+                                      "sum_b", "out"}));
 }
 
 TEST(ScheduleKept, NewInstructionsGoJustBeforeTheirFirstUser) {
@@ -171,8 +170,7 @@ ENTRY main {
   PipelineReport report;
   ASSERT_TRUE(pipeline->Run(*module, {}, &report).ok());
   // c2 is gone; c1 (now used by n2) moves up to just before n2.
-  EXPECT_EQ(SequenceNames(*module, entry),
-            (std::vector<std::string>{"p", "c1", "n2", "n1", "t"}));
+  EXPECT_EQ(SequenceNames(*module, entry), (std::vector<std::string>{"p", "c1", "n2", "n1", "t"}));
   EXPECT_TRUE(VerifyModule(*module).ok()) << VerifyModule(*module);
 }
 

@@ -64,7 +64,8 @@ absl::StatusOr<bool> SortSimplifierPass::Run(HloModule& module) {
   for (HloComputation* computation : computations) {
     std::vector<HloInstruction*> sorts;
     for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == HloOpcode::kSort && inst->operand_count() > 1) sorts.push_back(inst.get());
+      if (inst->opcode() == HloOpcode::kSort && inst->operand_count() > 1)
+        sorts.push_back(inst.get());
     }
     for (HloInstruction* sort : sorts) {
       std::vector<bool> needed = NeededOperands(*sort);
@@ -79,13 +80,13 @@ absl::StatusOr<bool> SortSimplifierPass::Run(HloModule& module) {
       std::vector<Shape> shapes;
       for (const HloInstruction* k : kept) shapes.push_back(k->shape());
       Shape shape = kept.size() == 1 ? shapes[0] : Shape::Tuple(shapes);
-      HloInstruction* smaller = make.Add(*computation, HloOpcode::kSort, shape, kept,
-                                         sort->raw_attrs()->Clone());
+      HloInstruction* smaller =
+          make.Add(*computation, HloOpcode::kSort, shape, kept, sort->raw_attrs()->Clone());
       smaller->set_dimensions(sort->dimensions());
       smaller->AppendCalledComputation(
           ShrinkComparator(module, *sort->to_apply(), needed, *computation, make));
-      for (HloInstruction* user : std::vector<HloInstruction*>(sort->users().begin(),
-                                                              sort->users().end())) {
+      for (HloInstruction* user :
+           std::vector<HloInstruction*>(sort->users().begin(), sort->users().end())) {
         int64_t index = new_index[user->tuple_index()];
         if (kept.size() == 1) {
           user->ReplaceAllUsesWith(smaller);

@@ -23,7 +23,8 @@ HloInstruction* RebuiltTuple(const HloInstruction& tuple) {
     if (source != nullptr && element->operand(0) != source) return nullptr;
     source = element->operand(0);
   }
-  if (source->shape().tuple_size() != tuple.operand_count() || !(source->shape() == tuple.shape())) {
+  if (source->shape().tuple_size() != tuple.operand_count() ||
+      !(source->shape() == tuple.shape())) {
     return nullptr;
   }
   return source;

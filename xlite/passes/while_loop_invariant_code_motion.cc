@@ -122,7 +122,8 @@ bool HoistInvariants(HloInstruction* while_op, SideEffectAnalysis& side_effects,
   *while_op->mutable_shape() = state;
   if (!whole_users.empty() || was_root) {
     std::vector<HloInstruction*> originals;
-    for (int64_t i = 0; i < n; ++i) originals.push_back(MakeGetTupleElement(make, outer, while_op, i));
+    for (int64_t i = 0; i < n; ++i)
+      originals.push_back(MakeGetTupleElement(make, outer, while_op, i));
     HloInstruction* view = make.Add(outer, HloOpcode::kTuple, old_shape, originals);
     for (HloInstruction* user : whole_users) {
       for (int64_t k = 0; k < user->operand_count(); ++k) {

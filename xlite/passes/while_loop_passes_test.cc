@@ -70,7 +70,8 @@ HloModule counted
 cond {
   p = (s32[], f32[4], f32[4], f32[4]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  lim = s32[] constant()", limit, R"()
+  lim = s32[] constant()",
+                      limit, R"()
   ROOT lt = pred[] compare(i, lim), direction=LT
 }
 body {
@@ -87,7 +88,8 @@ body {
 }
 ENTRY e {
   x = f32[4] parameter(0)
-  start = s32[] constant()", start, R"()
+  start = s32[] constant()",
+                      start, R"()
   init = (s32[], f32[4], f32[4], f32[4]) tuple(start, x, x, x)
   w = (s32[], f32[4], f32[4], f32[4]) while(init), condition=cond, body=body
   ROOT r = f32[4] get-tuple-element(w), index=1

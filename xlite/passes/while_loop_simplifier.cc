@@ -91,8 +91,7 @@ std::vector<bool> LiveElements(const HloInstruction& while_op) {
 // copied (everything when `roots` is empty). The new root is the copy of
 // `root`, or a tuple of the copies of `roots`.
 HloComputation* CopyOnSmallerState(HloModule& module, const HloComputation& original,
-                                   const Shape& state_shape,
-                                   const std::vector<int64_t>& new_index,
+                                   const Shape& state_shape, const std::vector<int64_t>& new_index,
                                    const std::vector<const HloInstruction*>& roots,
                                    const HloComputation& user, InstructionMaker& make) {
   HloComputation* copy = module.AddComputationBefore(
@@ -169,7 +168,8 @@ bool RemoveDeadElements(HloInstruction* while_op, HloModule& module, Instruction
       0, CopyOnSmallerState(module, condition, state, new_index, {}, computation, make));
   smaller->set_called_computation(
       1, CopyOnSmallerState(module, body, state, new_index, live_roots, computation, make));
-  for (HloInstruction* pred : while_op->control_predecessors()) pred->AddControlDependencyTo(smaller);
+  for (HloInstruction* pred : while_op->control_predecessors())
+    pred->AddControlDependencyTo(smaller);
   for (HloInstruction* succ : while_op->control_successors()) smaller->AddControlDependencyTo(succ);
   while_op->DropAllControlDeps();
   for (HloInstruction* user :
@@ -208,9 +208,9 @@ absl::StatusOr<bool> WhileLoopSimplifierPass::Run(HloModule& module) {
       // A loop with side effects runs exactly as written.
       if (side_effects.HasSideEffect(*while_op)) continue;
       std::vector<HloComputation*> called = while_op->called_computations();
-      bool rewritten = RemoveShortLoop(while_op, make) ||
-                       (HasRewritableLoopState(*while_op, call_sites) &&
-                        RemoveDeadElements(while_op, module, make));
+      bool rewritten =
+          RemoveShortLoop(while_op, make) || (HasRewritableLoopState(*while_op, call_sites) &&
+                                              RemoveDeadElements(while_op, module, make));
       if (!rewritten) continue;
       for (HloComputation* c : called) {
         ++dropped_sites[c];

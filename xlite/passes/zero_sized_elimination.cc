@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-
 #include "xlite/analysis/side_effects.h"
 #include "xlite/passes/instruction_maker.h"
 

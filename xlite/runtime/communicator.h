@@ -64,9 +64,10 @@ class Communicator {
   }
   // ReduceScatter: blocks[i] of every member reduced elementwise; member i
   // receives the reduction of the members' blocks[i].
-  virtual absl::StatusOr<std::optional<Literal>> ReduceScatter(
-      std::string_view key, int64_t self, absl::Span<const int64_t> group, ReductionKind kind,
-      const std::vector<Literal>& blocks) {
+  virtual absl::StatusOr<std::optional<Literal>> ReduceScatter(std::string_view key, int64_t self,
+                                                               absl::Span<const int64_t> group,
+                                                               ReductionKind kind,
+                                                               const std::vector<Literal>& blocks) {
     (void)key, (void)self, (void)group, (void)kind, (void)blocks;
     return std::nullopt;
   }
@@ -75,8 +76,7 @@ class Communicator {
   virtual absl::Status Send(std::string_view key, int64_t source, int64_t target,
                             Literal value) = 0;
   // Waits for the next value `source` sent to `target` under `key`.
-  virtual absl::StatusOr<Literal> Recv(std::string_view key, int64_t source,
-                                       int64_t target) = 0;
+  virtual absl::StatusOr<Literal> Recv(std::string_view key, int64_t source, int64_t target) = 0;
 
   // Called once per device when its program ends: `status` is its result.
   // Peers waiting on a device that can no longer take part are woken with

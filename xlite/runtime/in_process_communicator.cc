@@ -34,16 +34,14 @@ bool Overlaps(absl::Span<const int64_t> a, absl::Span<const int64_t> b) {
 
 }  // namespace
 
-InProcessCommunicator::InProcessCommunicator(int64_t num_devices,
-                                             std::chrono::milliseconds timeout)
+InProcessCommunicator::InProcessCommunicator(int64_t num_devices, std::chrono::milliseconds timeout)
     : timeout_(timeout), devices_(static_cast<size_t>(std::max<int64_t>(num_devices, 0))) {}
 
 InProcessCommunicator::~InProcessCommunicator() = default;
 
 absl::Status InProcessCommunicator::CheckDevice(int64_t device) const {
   if (device < 0 || device >= num_devices()) {
-    return InvalidArgument("device ", device, " is out of range for ", num_devices(),
-                           " devices");
+    return InvalidArgument("device ", device, " is out of range for ", num_devices(), " devices");
   }
   return absl::OkStatus();
 }
@@ -51,10 +49,14 @@ absl::Status InProcessCommunicator::CheckDevice(int64_t device) const {
 std::string InProcessCommunicator::DescribeWaitLocked(int64_t device) const {
   const Device& d = devices_[device];
   switch (d.state) {
-    case State::kFinished: return absl::StrCat("device ", device, " has finished");
-    case State::kFailed: return absl::StrCat("device ", device, " has failed");
-    case State::kRunning: return absl::StrCat("device ", device, " is running");
-    case State::kBlocked: break;
+    case State::kFinished:
+      return absl::StrCat("device ", device, " has finished");
+    case State::kFailed:
+      return absl::StrCat("device ", device, " has failed");
+    case State::kRunning:
+      return absl::StrCat("device ", device, " is running");
+    case State::kBlocked:
+      break;
   }
   if (d.rendezvous != nullptr) {
     return absl::StrCat("device ", device, " waits in ", d.rendezvous->key, " with group ",
@@ -98,11 +100,11 @@ void InProcessCommunicator::CheckProgressLocked() {
         int64_t member = r->group[i];
         if (r->arrived[i] || !gone(member)) continue;
         FailRendezvousLocked(
-            r, absl::FailedPreconditionError(absl::StrCat(
-                   "collective ", r->key, " over devices ", GroupStr(r->group),
-                   " cannot complete: device ", member,
-                   devices_[member].state == State::kFailed ? " failed" : " finished",
-                   " without joining it")));
+            r, absl::FailedPreconditionError(
+                   absl::StrCat("collective ", r->key, " over devices ", GroupStr(r->group),
+                                " cannot complete: device ", member,
+                                devices_[member].state == State::kFailed ? " failed" : " finished",
+                                " without joining it")));
         break;
       }
     } else {
@@ -110,8 +112,8 @@ void InProcessCommunicator::CheckProgressLocked() {
       auto box = mailboxes_.find(dev.mailbox);
       if (gone(source) && (box == mailboxes_.end() || box->second.empty())) {
         FailWaitLocked(d, absl::FailedPreconditionError(absl::StrCat(
-                              "device ", target, " waits to receive ", key, " from device ",
-                              source, ", which ended without sending it")));
+                              "device ", target, " waits to receive ", key, " from device ", source,
+                              ", which ended without sending it")));
       }
     }
   }
@@ -123,9 +125,8 @@ void InProcessCommunicator::CheckProgressLocked() {
   if (!any_blocked) return;
   std::vector<std::string> waits;
   for (int64_t d = 0; d < num_devices(); ++d) waits.push_back(DescribeWaitLocked(d));
-  absl::Status deadlock = absl::FailedPreconditionError(
-      absl::StrCat("collectives deadlock: no device can make progress (",
-                   absl::StrJoin(waits, "; "), ")"));
+  absl::Status deadlock = absl::FailedPreconditionError(absl::StrCat(
+      "collectives deadlock: no device can make progress (", absl::StrJoin(waits, "; "), ")"));
   for (int64_t d = 0; d < num_devices(); ++d) FailWaitLocked(d, deadlock);
 }
 
@@ -138,11 +139,10 @@ absl::Status InProcessCommunicator::WaitLocked(std::unique_lock<std::mutex>& loc
   CheckProgressLocked();
   auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (dev.state == State::kBlocked && !ready()) {
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
-        dev.state == State::kBlocked && !ready()) {
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && dev.state == State::kBlocked &&
+        !ready()) {
       absl::Status late = absl::DeadlineExceededError(absl::StrCat(
-          "collective wait timed out after ", timeout_.count(), " ms: ",
-          DescribeWaitLocked(self)));
+          "collective wait timed out after ", timeout_.count(), " ms: ", DescribeWaitLocked(self)));
       for (int64_t d = 0; d < num_devices(); ++d) FailWaitLocked(d, late);
     }
   }
@@ -172,13 +172,12 @@ absl::StatusOr<std::shared_ptr<const std::vector<Literal>>> InProcessCommunicato
   std::vector<std::shared_ptr<Rendezvous>>& open = pending_[id];
   std::shared_ptr<Rendezvous> r;
   for (const auto& candidate : open) {
-    if (std::equal(candidate->group.begin(), candidate->group.end(), group.begin(),
-                   group.end())) {
+    if (std::equal(candidate->group.begin(), candidate->group.end(), group.begin(), group.end())) {
       r = candidate;
     } else if (Overlaps(candidate->group, group)) {
-      absl::Status mismatch = absl::FailedPreconditionError(absl::StrCat(
-          "devices disagree on the group of ", id, ": device ", self, " joins with ",
-          GroupStr(group), ", others with ", GroupStr(candidate->group)));
+      absl::Status mismatch = absl::FailedPreconditionError(
+          absl::StrCat("devices disagree on the group of ", id, ": device ", self, " joins with ",
+                       GroupStr(group), ", others with ", GroupStr(candidate->group)));
       std::shared_ptr<Rendezvous> failed = candidate;
       FailRendezvousLocked(failed, mismatch);
       return mismatch;
@@ -250,8 +249,8 @@ void InProcessCommunicator::DeviceFinished(int64_t device, const absl::Status& s
   std::lock_guard<std::mutex> lock(mu_);
   devices_[device].state = status.ok() ? State::kFinished : State::kFailed;
   if (!status.ok() && abort_status_.ok()) {
-    abort_status_ = absl::AbortedError(
-        absl::StrCat("device ", device, " failed: ", status.message()));
+    abort_status_ =
+        absl::AbortedError(absl::StrCat("device ", device, " failed: ", status.message()));
     for (int64_t d = 0; d < num_devices(); ++d) FailWaitLocked(d, abort_status_);
   }
   CheckProgressLocked();

@@ -30,8 +30,7 @@ class InProcessCommunicator : public Communicator {
 
   int64_t num_devices() const override { return static_cast<int64_t>(devices_.size()); }
   absl::StatusOr<std::shared_ptr<const std::vector<Literal>>> Exchange(
-      std::string_view key, int64_t self, absl::Span<const int64_t> group,
-      Literal value) override;
+      std::string_view key, int64_t self, absl::Span<const int64_t> group, Literal value) override;
   absl::Status Send(std::string_view key, int64_t source, int64_t target, Literal value) override;
   absl::StatusOr<Literal> Recv(std::string_view key, int64_t source, int64_t target) override;
   void DeviceFinished(int64_t device, const absl::Status& status) override;

@@ -3,9 +3,9 @@
 #include <functional>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/match.h"
 
 namespace xlite {
 namespace {
@@ -38,8 +38,8 @@ TEST(InProcessCommunicator, ExchangeReturnsGroupOrder) {
   std::vector<std::vector<int32_t>> seen(4);
   auto results = RunDevices(comm, [&](int64_t d) -> absl::Status {
     // Groups {3,0} and {1,2}; two rounds of the same key pair in order.
-    std::vector<int64_t> group = d == 0 || d == 3 ? std::vector<int64_t>{3, 0}
-                                                  : std::vector<int64_t>{1, 2};
+    std::vector<int64_t> group =
+        d == 0 || d == 3 ? std::vector<int64_t>{3, 0} : std::vector<int64_t>{1, 2};
     for (int round = 0; round < 2; ++round) {
       auto got = comm.Exchange("k", d, group, Scalar(static_cast<int32_t>(10 * round + d)));
       if (!got.ok()) return got.status();
@@ -103,8 +103,7 @@ TEST(InProcessCommunicator, RecvFromSilentPeerIsDetected) {
 TEST(InProcessCommunicator, MismatchedGroupsFail) {
   InProcessCommunicator comm(3);
   auto results = RunDevices(comm, [&](int64_t d) -> absl::Status {
-    std::vector<int64_t> group = d == 2 ? std::vector<int64_t>{1, 2}
-                                        : std::vector<int64_t>{0, 1};
+    std::vector<int64_t> group = d == 2 ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{0, 1};
     if (d == 1) group = {1, 2};
     return comm.Exchange("k", d, group, Scalar(0)).status();
   });

@@ -23,21 +23,36 @@ constexpr std::string_view kNpyMagic = "\x93NUMPY";
 // numpy's dtype code (without the byte-order mark) of a type numpy has.
 std::string_view DescrCode(PT t) {
   switch (t) {
-    case PT::PRED: return "b1";
-    case PT::S8: return "i1";
-    case PT::S16: return "i2";
-    case PT::S32: return "i4";
-    case PT::S64: return "i8";
-    case PT::U8: return "u1";
-    case PT::U16: return "u2";
-    case PT::U32: return "u4";
-    case PT::U64: return "u8";
-    case PT::F16: return "f2";
-    case PT::F32: return "f4";
-    case PT::F64: return "f8";
-    case PT::C64: return "c8";
-    case PT::C128: return "c16";
-    default: return "";
+    case PT::PRED:
+      return "b1";
+    case PT::S8:
+      return "i1";
+    case PT::S16:
+      return "i2";
+    case PT::S32:
+      return "i4";
+    case PT::S64:
+      return "i8";
+    case PT::U8:
+      return "u1";
+    case PT::U16:
+      return "u2";
+    case PT::U32:
+      return "u4";
+    case PT::U64:
+      return "u8";
+    case PT::F16:
+      return "f2";
+    case PT::F32:
+      return "f4";
+    case PT::F64:
+      return "f8";
+    case PT::C64:
+      return "c8";
+    case PT::C128:
+      return "c16";
+    default:
+      return "";
   }
 }
 
@@ -130,8 +145,8 @@ class HeaderParser {
     return absl::OkStatus();
   }
   absl::Status ParseBool(bool* out) {
-    for (auto [word, value] : {std::pair{std::string_view("True"), true},
-                               std::pair{std::string_view("False"), false}}) {
+    for (auto [word, value] :
+         {std::pair{std::string_view("True"), true}, std::pair{std::string_view("False"), false}}) {
       if (text_.substr(pos_, word.size()) == word) {
         pos_ += word.size();
         *out = value;
@@ -217,30 +232,49 @@ bool HasNumpyType(PT t) { return !DescrCode(t).empty(); }
 PrimitiveType NpyStorageType(PrimitiveType type) {
   if (HasNumpyType(type)) return type;
   switch (StorageBytes(type)) {
-    case 1: return PT::U8;
-    case 2: return PT::U16;
-    case 4: return PT::U32;
-    default: return PT::U64;
+    case 1:
+      return PT::U8;
+    case 2:
+      return PT::U16;
+    case 4:
+      return PT::U32;
+    default:
+      return PT::U64;
   }
 }
 
 std::string_view NumpyTypeName(PrimitiveType type) {
   switch (type) {
-    case PT::PRED: return "bool";
-    case PT::S8: return "int8";
-    case PT::S16: return "int16";
-    case PT::S32: return "int32";
-    case PT::S64: return "int64";
-    case PT::U8: return "uint8";
-    case PT::U16: return "uint16";
-    case PT::U32: return "uint32";
-    case PT::U64: return "uint64";
-    case PT::F16: return "float16";
-    case PT::F32: return "float32";
-    case PT::F64: return "float64";
-    case PT::C64: return "complex64";
-    case PT::C128: return "complex128";
-    default: return PrimitiveTypeName(type);
+    case PT::PRED:
+      return "bool";
+    case PT::S8:
+      return "int8";
+    case PT::S16:
+      return "int16";
+    case PT::S32:
+      return "int32";
+    case PT::S64:
+      return "int64";
+    case PT::U8:
+      return "uint8";
+    case PT::U16:
+      return "uint16";
+    case PT::U32:
+      return "uint32";
+    case PT::U64:
+      return "uint64";
+    case PT::F16:
+      return "float16";
+    case PT::F32:
+      return "float32";
+    case PT::F64:
+      return "float64";
+    case PT::C64:
+      return "complex64";
+    case PT::C128:
+      return "complex128";
+    default:
+      return PrimitiveTypeName(type);
   }
 }
 
@@ -291,8 +325,9 @@ absl::StatusOr<Literal> ParseNpyBytes(std::string_view bytes) {
   std::string_view data = bytes.substr(header_start + header_len);
   uint64_t expected = static_cast<uint64_t>(*count * element_bytes);
   if (data.size() != expected) {
-    return fail(InvalidArgument(data.size() < expected ? "truncated .npy data" : "wrong .npy data size",
-                                ": shape needs ", expected, " bytes, file has ", data.size()));
+    return fail(
+        InvalidArgument(data.size() < expected ? "truncated .npy data" : "wrong .npy data size",
+                        ": shape needs ", expected, " bytes, file has ", data.size()));
   }
   std::string owned;
   if (header.fortran_order && header.shape.size() > 1) {
@@ -331,9 +366,9 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& array) {
   for (int64_t d : shape.dimensions()) absl::StrAppend(&dims, d, ", ");
   if (shape.rank() > 1) dims.resize(dims.size() - 2);
   if (shape.rank() == 1) dims.resize(dims.size() - 1);
-  std::string dict = absl::StrCat("{'descr': '", storage == PT::PRED || StorageBytes(storage) == 1 ? "|" : "<",
-                                  AsAbsl(DescrCode(storage)),
-                                  "', 'fortran_order': False, 'shape': (", dims, "), }");
+  std::string dict = absl::StrCat(
+      "{'descr': '", storage == PT::PRED || StorageBytes(storage) == 1 ? "|" : "<",
+      AsAbsl(DescrCode(storage)), "', 'fortran_order': False, 'shape': (", dims, "), }");
   // Pad with spaces and a newline so the data starts 64-byte aligned.
   size_t prefix = 10;
   size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;

@@ -150,8 +150,8 @@ TEST(NpyIoTest, RawBitsTypesUseUnsignedStorage) {
 
 TEST(NpyIoTest, WiderFloatsConvertWithXlaRounding) {
   Literal f32(Shape(PT::F32, {2}));
-  f32.SetDouble(0, 1.00390625);   // halfway between bf16 1.0 and 1.0078125: even is 1.0
-  f32.SetDouble(1, 1.01171875);   // halfway between 1.0078125 and 1.015625: even is 1.015625
+  f32.SetDouble(0, 1.00390625);  // halfway between bf16 1.0 and 1.0078125: even is 1.0
+  f32.SetDouble(1, 1.01171875);  // halfway between 1.0078125 and 1.015625: even is 1.015625
   absl::StatusOr<Literal> bf16 = AdaptArray(f32, Shape(PT::BF16, {2}), "input 0");
   ASSERT_TRUE(bf16.ok()) << bf16.status();
   EXPECT_THAT(Doubles(*bf16), ElementsAre(1.0, 1.015625));
@@ -164,8 +164,8 @@ TEST(NpyIoTest, AdaptRejectsWrongTypesAndShapes) {
                                         "f64[3,2] (dimensions differ)"));
   absl::Status type = AdaptArray(f64, Shape(PT::F32, {2, 3}), "input 1").status();
   EXPECT_THAT(type.message(), HasSubstr("element type differs"));
-  absl::Status raw = AdaptArray(Literal(Shape(PT::S32, {2, 3})), Shape(PT::BF16, {2, 3}), "in")
-                         .status();
+  absl::Status raw =
+      AdaptArray(Literal(Shape(PT::S32, {2, 3})), Shape(PT::BF16, {2, 3}), "in").status();
   EXPECT_THAT(raw.message(), HasSubstr("bf16 travels as uint16 raw bits"));
   Literal wide(Shape(PT::U8, {1}));
   wide.Set<uint8_t>(0, 0x1f);

@@ -38,8 +38,7 @@ std::optional<int64_t> DirectBound(const HloInstruction& user, int64_t j) {
       if (j != 1) break;
       const auto& attrs = user.attrs<GatherAttrs>();
       for (int64_t d : attrs.dims.start_index_map) {
-        if (d >= 0 && d < operand.rank() &&
-            d < static_cast<int64_t>(attrs.slice_sizes.size())) {
+        if (d >= 0 && d < operand.rank() && d < static_cast<int64_t>(attrs.slice_sizes.size())) {
           take(StartRange(operand.dimensions(d), attrs.slice_sizes[d]));
         }
       }
@@ -83,8 +82,14 @@ std::optional<int64_t> DirectBound(const HloInstruction& user, int64_t j) {
 
 bool PassesValuesThrough(O opcode) {
   switch (opcode) {
-    case O::kConvert: case O::kReshape: case O::kBroadcast: case O::kCopy:
-    case O::kTranspose: case O::kSlice: case O::kConcatenate: case O::kBitcast:
+    case O::kConvert:
+    case O::kReshape:
+    case O::kBroadcast:
+    case O::kCopy:
+    case O::kTranspose:
+    case O::kSlice:
+    case O::kConcatenate:
+    case O::kBitcast:
     case O::kReverse:
       return true;
     default:

@@ -61,8 +61,8 @@ void WireWriter::PutData(const Literal& literal) {
 
 absl::StatusOr<std::string_view> WireReader::GetBytes(size_t n) {
   if (n > bytes_.size() - offset_) {
-    return InvalidArgument("truncated message: ", n, " bytes wanted at offset ", offset_,
-                           " of ", bytes_.size());
+    return InvalidArgument("truncated message: ", n, " bytes wanted at offset ", offset_, " of ",
+                           bytes_.size());
   }
   std::string_view out = bytes_.substr(offset_, n);
   offset_ += n;
@@ -147,8 +147,8 @@ absl::StatusOr<Literal> WireReader::GetLiteralOf(const Shape& shape) {
   XLITE_ASSIGN_OR_RETURN(uint64_t size, GetU64());
   absl::Span<uint8_t> data = literal.mutable_raw_data();
   if (size != data.size()) {
-    return InvalidArgument("corrupt message: ", size, " data bytes for ", shape.ToString(),
-                           " (", data.size(), " expected)");
+    return InvalidArgument("corrupt message: ", size, " data bytes for ", shape.ToString(), " (",
+                           data.size(), " expected)");
   }
   XLITE_ASSIGN_OR_RETURN(std::string_view raw, GetBytes(size));
   if (size > 0) std::memcpy(data.data(), raw.data(), size);

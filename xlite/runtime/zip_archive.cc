@@ -64,7 +64,8 @@ absl::StatusOr<std::string> Inflate(std::string_view in, uint64_t size) {
   uint64_t produced = stream.total_out;
   inflateEnd(&stream);
   if (rc != Z_STREAM_END || produced != size) {
-    return InvalidArgument("corrupt deflate data (", rc == Z_STREAM_END ? "wrong size" : "zlib error ",
+    return InvalidArgument("corrupt deflate data (",
+                           rc == Z_STREAM_END ? "wrong size" : "zlib error ",
                            rc == Z_STREAM_END ? "" : absl::StrCat(rc), ")");
   }
   return out;
@@ -160,8 +161,8 @@ absl::StatusOr<std::string> ReadZipMember(std::string_view bytes, const ZipEntry
     return Unimplemented("zip compression method ", entry.method,
                          " (numpy writes stored or deflated members)");
   }
-  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(content.data()),
-                    static_cast<uInt>(content.size()));
+  uLong crc =
+      crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()));
   if (static_cast<uint32_t>(crc) != entry.crc) return InvalidArgument("CRC mismatch");
   return content;
 }
@@ -181,8 +182,8 @@ absl::StatusOr<std::string> WriteStoredZip(absl::Span<const ZipMemberToWrite> me
     // crc32 takes at most 4 GiB a call.
     for (uint64_t done = 0; done < size;) {
       uint64_t chunk = std::min<uint64_t>(size - done, 1u << 30);
-      crc = static_cast<uint32_t>(
-          crc32(crc, reinterpret_cast<const Bytef*>(content.data() + done), static_cast<uInt>(chunk)));
+      crc = static_cast<uint32_t>(crc32(crc, reinterpret_cast<const Bytef*>(content.data() + done),
+                                        static_cast<uInt>(chunk)));
       done += chunk;
     }
     uint16_t version = zip64 ? 45 : 20;
@@ -190,10 +191,10 @@ absl::StatusOr<std::string> WriteStoredZip(absl::Span<const ZipMemberToWrite> me
     // Local header: sizes in a zip64 extra field when zip64.
     AppendLE<uint32_t>(&out, kLocalHeaderSig);
     AppendLE<uint16_t>(&out, version);
-    AppendLE<uint16_t>(&out, 0);       // flags
-    AppendLE<uint16_t>(&out, 0);       // method: stored
-    AppendLE<uint16_t>(&out, 0);       // time
-    AppendLE<uint16_t>(&out, 0x21);    // date: 1980-01-01
+    AppendLE<uint16_t>(&out, 0);     // flags
+    AppendLE<uint16_t>(&out, 0);     // method: stored
+    AppendLE<uint16_t>(&out, 0);     // time
+    AppendLE<uint16_t>(&out, 0x21);  // date: 1980-01-01
     AppendLE<uint32_t>(&out, crc);
     AppendLE<uint32_t>(&out, size32);  // compressed
     AppendLE<uint32_t>(&out, size32);
@@ -237,8 +238,8 @@ absl::StatusOr<std::string> WriteStoredZip(absl::Span<const ZipMemberToWrite> me
   uint64_t dir_offset = out.size();
   uint64_t count = members.size();
   out += directory;
-  bool zip64_end = force_zip64 || count >= 0xffff || dir_offset >= k32Max ||
-                   directory.size() >= k32Max;
+  bool zip64_end =
+      force_zip64 || count >= 0xffff || dir_offset >= k32Max || directory.size() >= k32Max;
   if (zip64_end) {
     uint64_t record = out.size();
     AppendLE<uint32_t>(&out, kZip64EndSig);

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "xlite/inference/collective_groups.h"
 #include "xlite/base/strings.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/schedule.h"
 #include "xlite/passes/instruction_maker.h"
@@ -53,9 +53,9 @@ Shape StartShape(const HloInstruction& inst, HloOpcode start) {
     case HloOpcode::kAllReduceStart:
       return inst.shape();
     case HloOpcode::kAllGatherStart:
-      return Shape::Tuple({inst.operand_count() == 1 ? inst.operand(0)->shape()
-                                                     : Shape::Tuple(OperandShapes(inst)),
-                           inst.shape()});
+      return Shape::Tuple(
+          {inst.operand_count() == 1 ? inst.operand(0)->shape() : Shape::Tuple(OperandShapes(inst)),
+           inst.shape()});
     case HloOpcode::kCollectivePermuteStart:
       return Shape::Tuple({inst.operand(0)->shape(), inst.shape(), u32, u32});
     default:
@@ -155,12 +155,12 @@ absl::StatusOr<bool> AsyncCollectiveCreatorPass::Run(HloModule& module) {
       if (!(op->metadata() == OpMetadata())) *done->mutable_metadata() = op->metadata();
       op->ReplaceAllUsesWith(done);
       if (op->IsRoot()) c->set_root_instruction(done);
-      for (HloInstruction* pred : std::vector<HloInstruction*>(
-               op->control_predecessors().begin(), op->control_predecessors().end())) {
+      for (HloInstruction* pred : std::vector<HloInstruction*>(op->control_predecessors().begin(),
+                                                               op->control_predecessors().end())) {
         pred->AddControlDependencyTo(start);
       }
-      for (HloInstruction* succ : std::vector<HloInstruction*>(
-               op->control_successors().begin(), op->control_successors().end())) {
+      for (HloInstruction* succ : std::vector<HloInstruction*>(op->control_successors().begin(),
+                                                               op->control_successors().end())) {
         done->AddControlDependencyTo(succ);
       }
       op->DropAllControlDeps();
@@ -205,8 +205,8 @@ absl::StatusOr<bool> ConvertAsyncCollectivesToSyncPass::Run(HloModule& module) {
                start->control_predecessors().begin(), start->control_predecessors().end())) {
         pred->AddControlDependencyTo(replacement);
       }
-      for (HloInstruction* succ : std::vector<HloInstruction*>(
-               done->control_successors().begin(), done->control_successors().end())) {
+      for (HloInstruction* succ : std::vector<HloInstruction*>(done->control_successors().begin(),
+                                                               done->control_successors().end())) {
         replacement->AddControlDependencyTo(succ);
       }
       start->DropAllControlDeps();

@@ -6,12 +6,18 @@ namespace xlite {
 
 std::string_view CollectiveKindName(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kReduceScatter: return "reduce-scatter";
-    case CollectiveKind::kAllToAll: return "all-to-all";
-    case CollectiveKind::kCollectivePermute: return "collective-permute";
-    case CollectiveKind::kOther: return "other-collective";
+    case CollectiveKind::kAllReduce:
+      return "all-reduce";
+    case CollectiveKind::kAllGather:
+      return "all-gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce-scatter";
+    case CollectiveKind::kAllToAll:
+      return "all-to-all";
+    case CollectiveKind::kCollectivePermute:
+      return "collective-permute";
+    case CollectiveKind::kOther:
+      return "other-collective";
   }
   return "other-collective";
 }

@@ -13,7 +13,12 @@
 namespace xlite {
 
 enum class CollectiveKind : uint8_t {
-  kAllReduce, kAllGather, kReduceScatter, kAllToAll, kCollectivePermute, kOther
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kCollectivePermute,
+  kOther
 };
 inline constexpr int kNumCollectiveKinds = 6;
 std::string_view CollectiveKindName(CollectiveKind kind);

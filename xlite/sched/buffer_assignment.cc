@@ -7,7 +7,8 @@ BufferAssignment AssignBuffers(const Liveness& liveness) {
   std::vector<HeapInterval> intervals;
   std::vector<int32_t> placed;  // buffer id of each interval
   for (const HloBuffer& buffer : buffers) {
-    if (buffer.kind == BufferKind::kEntryParameter || buffer.kind == BufferKind::kConstant) continue;
+    if (buffer.kind == BufferKind::kEntryParameter || buffer.kind == BufferKind::kConstant)
+      continue;
     const LiveRange& range = liveness.BufferRange(buffer.id);
     intervals.push_back({buffer.bytes, range.start, range.end});
     placed.push_back(buffer.id);

@@ -17,8 +17,8 @@ struct BufferAssignment {
   // constants, which keep allocations of their own (the caller's arguments
   // and the program's literals, as in XLA).
   std::vector<int64_t> offsets;
-  int64_t arena_bytes = 0;       // the heap simulator's size
-  int64_t peak_live_bytes = 0;   // of the arena's buffers: the lower bound
+  int64_t arena_bytes = 0;      // the heap simulator's size
+  int64_t peak_live_bytes = 0;  // of the arena's buffers: the lower bound
   int64_t fragmentation_bytes() const { return arena_bytes - peak_live_bytes; }
 };
 

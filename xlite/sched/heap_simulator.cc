@@ -90,9 +90,8 @@ HeapResult GlobalDecreasingSizeBestFit(const std::vector<HeapInterval>& interval
   std::vector<int32_t> order(intervals.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<int32_t> by_start = order;
-  std::stable_sort(by_start.begin(), by_start.end(), [&](int32_t a, int32_t b) {
-    return intervals[a].start < intervals[b].start;
-  });
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](int32_t a, int32_t b) { return intervals[a].start < intervals[b].start; });
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     const HeapInterval& x = intervals[a];
     const HeapInterval& y = intervals[b];

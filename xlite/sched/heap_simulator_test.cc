@@ -54,8 +54,8 @@ TEST(HeapSimulatorTest, RandomIntervalsNeverOverlap) {
       const HeapInterval& a = intervals[i];
       const HeapInterval& b = intervals[j];
       const bool in_time = a.start <= b.end && b.start <= a.end;
-      const bool in_space = r.offsets[i] < r.offsets[j] + b.bytes &&
-                            r.offsets[j] < r.offsets[i] + a.bytes;
+      const bool in_space =
+          r.offsets[i] < r.offsets[j] + b.bytes && r.offsets[j] < r.offsets[i] + a.bytes;
       ASSERT_FALSE(in_time && in_space) << i << " and " << j;
     }
     EXPECT_LE(r.offsets[i] + intervals[i].bytes, r.heap_bytes);

@@ -13,8 +13,7 @@
 namespace xlite {
 
 HloSchedule::Sequence LatencyHidingOrder(absl::Span<HloInstruction* const> base,
-                                         LatencyModel& model,
-                                         const LatencyHidingOptions& options) {
+                                         LatencyModel& model, const LatencyHidingOptions& options) {
   const int32_t n = static_cast<int32_t>(base.size());
   absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
   for (int32_t i = 0; i < n; ++i) index[base[i]] = i;
@@ -43,8 +42,8 @@ HloSchedule::Sequence LatencyHidingOrder(absl::Span<HloInstruction* const> base,
       role[i] = Role::kStart;
       kind[i] = static_cast<int>(*CollectiveKindOf(inst));
       latency[i] = model.Collective(inst).seconds;
-    } else if (const HloInstruction* start = StartOfDone(inst); start != nullptr &&
-                                                                index.contains(start)) {
+    } else if (const HloInstruction* start = StartOfDone(inst);
+               start != nullptr && index.contains(start)) {
       role[i] = Role::kDone;
       start_of[i] = index.at(start);
       kind[i] = static_cast<int>(*CollectiveKindOf(*start));
@@ -163,7 +162,8 @@ absl::StatusOr<bool> LatencyHidingSchedulerPass::Run(HloModule& module) {
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
   HloSchedule base = CurrentSchedule(module);
   if (!module.is_scheduled()) {
-    XLITE_ASSIGN_OR_RETURN(MemorySchedule memory, ScheduleForMemory(*aliases, MemoryScheduler::kBest));
+    XLITE_ASSIGN_OR_RETURN(MemorySchedule memory,
+                           ScheduleForMemory(*aliases, MemoryScheduler::kBest));
     base = std::move(memory.schedule);
   }
   LatencyModel model(device_);

@@ -38,8 +38,7 @@ struct LatencyHidingResult {
 
 // Orders one computation from its base order (a valid schedule of it).
 HloSchedule::Sequence LatencyHidingOrder(absl::Span<HloInstruction* const> base,
-                                         LatencyModel& model,
-                                         const LatencyHidingOptions& options);
+                                         LatencyModel& model, const LatencyHidingOptions& options);
 
 // Every sequential computation of the analysed module, from `base`. Fails
 // when even the base order is over an explicit memory limit.

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "xlite/inference/collective_groups.h"
 #include "xlite/base/status.h"
+#include "xlite/inference/collective_groups.h"
 #include "xlite/ir/computation.h"
 
 namespace xlite {
@@ -21,7 +21,8 @@ CollectiveEstimate AlphaBeta(CollectiveKind kind, double bytes, int64_t n, doubl
   switch (kind) {
     case CollectiveKind::kAllReduce: {
       const double ring = 2 * steps * alpha + 2 * fraction * bytes * beta;
-      const double tree = 2 * std::ceil(std::log2(static_cast<double>(n))) * alpha + 2 * bytes * beta;
+      const double tree =
+          2 * std::ceil(std::log2(static_cast<double>(n))) * alpha + 2 * bytes * beta;
       estimate.seconds = std::min(ring, tree);
       estimate.algorithm = ring <= tree ? "ring" : "tree";
       break;
@@ -92,8 +93,7 @@ CollectiveEstimate LatencyModel::Collective(const HloInstruction& inst) {
   }
   // Ring algorithms are stated over the full array: the gathered result, the
   // scattered operand, the reduced array.
-  const double bytes =
-      *kind == CollectiveKind::kAllGather ? ResultBytes(op) : OperandBytes(op);
+  const double bytes = *kind == CollectiveKind::kAllGather ? ResultBytes(op) : OperandBytes(op);
   return AlphaBeta(*kind, bytes, n, device_.interconnect_latency_seconds,
                    device_.interconnect_bandwidth_bytes_per_second);
 }

@@ -16,8 +16,8 @@ namespace xlite {
 
 struct CollectiveEstimate {
   double seconds = 0;
-  double bytes = 0;         // the data the algorithm's cost is stated over
-  int64_t group_size = 1;   // participants per replica group
+  double bytes = 0;                     // the data the algorithm's cost is stated over
+  int64_t group_size = 1;               // participants per replica group
   std::string_view algorithm = "none";  // ring, tree, direct
 };
 

@@ -37,7 +37,8 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   std::reverse(report.scheduler_peaks.begin(), report.scheduler_peaks.end() - 1);
   const HloSchedule module_order = CurrentSchedule(module);
   absl::StatusOr<std::unique_ptr<Liveness>> as_written = Liveness::Run(*aliases, module_order);
-  if (as_written.ok()) report.scheduler_peaks.push_back({"module_order", (*as_written)->peak_bytes()});
+  if (as_written.ok())
+    report.scheduler_peaks.push_back({"module_order", (*as_written)->peak_bytes()});
   if (use_module_order) {
     if (!as_written.ok()) return as_written.status();
     report.scheduler = "module_order";
@@ -64,9 +65,12 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   report.fragmentation_bytes = assignment.fragmentation_bytes();
   report.buffer_count = static_cast<int64_t>(aliases->buffers().size());
   for (const HloBuffer& buffer : aliases->buffers()) {
-    if (buffer.kind == BufferKind::kEntryParameter) report.parameter_bytes = SaturatingAdd(report.parameter_bytes, buffer.bytes);
-    if (buffer.kind == BufferKind::kConstant) report.constant_bytes = SaturatingAdd(report.constant_bytes, buffer.bytes);
-    if (buffer.kind == BufferKind::kOutput) report.output_bytes = SaturatingAdd(report.output_bytes, buffer.bytes);
+    if (buffer.kind == BufferKind::kEntryParameter)
+      report.parameter_bytes = SaturatingAdd(report.parameter_bytes, buffer.bytes);
+    if (buffer.kind == BufferKind::kConstant)
+      report.constant_bytes = SaturatingAdd(report.constant_bytes, buffer.bytes);
+    if (buffer.kind == BufferKind::kOutput)
+      report.output_bytes = SaturatingAdd(report.output_bytes, buffer.bytes);
   }
   std::vector<int32_t> live = liveness->BuffersLiveAt(report.peak_step);
   report.live_buffers_at_peak = static_cast<int64_t>(live.size());
@@ -113,11 +117,16 @@ std::string Polyline(const std::vector<int64_t>& bytes, double width, double hei
 std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -154,8 +163,8 @@ std::string MemoryProfileSvg(const MemoryReport& report) {
       &svg, "<polyline class=\"temporaries\" fill=\"none\" stroke=\"#ff7f0e\" points=\"%s\"/>\n",
       Polyline(report.temp_bytes_at_step, width, height, left, top, report.peak_bytes));
   const double peak_x =
-      left + (report.steps > 1 ? width * static_cast<double>(report.peak_step) / (report.steps - 1)
-                               : 0);
+      left +
+      (report.steps > 1 ? width * static_cast<double>(report.peak_step) / (report.steps - 1) : 0);
   absl::StrAppendFormat(&svg,
                         "<line class=\"peak\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
                         "stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n",

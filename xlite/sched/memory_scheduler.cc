@@ -14,10 +14,14 @@ namespace xlite {
 
 std::string_view MemorySchedulerName(MemoryScheduler scheduler) {
   switch (scheduler) {
-    case MemoryScheduler::kPostOrder: return "postorder";
-    case MemoryScheduler::kDfs: return "dfs";
-    case MemoryScheduler::kList: return "list";
-    case MemoryScheduler::kBest: return "best";
+    case MemoryScheduler::kPostOrder:
+      return "postorder";
+    case MemoryScheduler::kDfs:
+      return "dfs";
+    case MemoryScheduler::kList:
+      return "list";
+    case MemoryScheduler::kBest:
+      return "best";
   }
   return "best";
 }
@@ -40,8 +44,8 @@ struct LocalMemory {
   std::vector<HloInstruction*> instructions;
   absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
   std::vector<int64_t> defined_bytes;
-  std::vector<std::vector<int32_t>> reads;  // local buffer ids
-  absl::flat_hash_map<int32_t, int64_t> bytes;            // local buffer -> size
+  std::vector<std::vector<int32_t>> reads;                     // local buffer ids
+  absl::flat_hash_map<int32_t, int64_t> bytes;                 // local buffer -> size
   absl::flat_hash_map<int32_t, std::vector<int32_t>> readers;  // local buffer -> instructions
 
   LocalMemory(const AliasAnalysis& aliases, const HloComputation& c) {
@@ -183,7 +187,8 @@ HloSchedule::Sequence ListSchedule(const LocalMemory& m) {
     const bool scalar = inst->shape().IsArray() && inst->shape().ElementCount() <= 1;
     int64_t freed = 0;
     for (int32_t b : m.reads[i]) {
-      if (unscheduled_readers.at(b) == 1) freed = SaturatingAdd(freed, m.bytes.contains(b) ? m.bytes.at(b) : 0);
+      if (unscheduled_readers.at(b) == 1)
+        freed = SaturatingAdd(freed, m.bytes.contains(b) ? m.bytes.at(b) : 0);
     }
     const int64_t priority = scalar ? INT64_MAX / 2 : freed - m.defined_bytes[i];
     return {-priority, -inst->user_count(), i};

@@ -25,7 +25,7 @@ inline constexpr MemoryScheduler kBaseMemorySchedulers[] = {
 struct MemorySchedule {
   HloSchedule schedule;
   MemoryScheduler scheduler = MemoryScheduler::kPostOrder;  // best: the winner
-  int64_t peak_bytes = 0;  // the liveness peak of `schedule`
+  int64_t peak_bytes = 0;                                   // the liveness peak of `schedule`
 };
 
 // Orders every sequential computation of the analysed module.

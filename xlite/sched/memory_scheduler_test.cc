@@ -197,7 +197,8 @@ ENTRY e {
   ASSERT_NE(huge, nullptr);
   auto aliases = AliasAnalysis::Run(*huge);
   ASSERT_TRUE(aliases.ok()) << aliases.status();
-  for (MemoryScheduler s : {MemoryScheduler::kDfs, MemoryScheduler::kList, MemoryScheduler::kBest}) {
+  for (MemoryScheduler s :
+       {MemoryScheduler::kDfs, MemoryScheduler::kList, MemoryScheduler::kBest}) {
     auto schedule = ScheduleForMemory(**aliases, s);
     ASSERT_TRUE(schedule.ok()) << schedule.status();
     EXPECT_EQ(schedule->peak_bytes, INT64_MAX) << MemorySchedulerName(s);
@@ -229,9 +230,9 @@ TEST(HloMemorySchedulerPassTest, SchedulesVerifiesRoundTripsAndComputesTheSame) 
 
 TEST(HloMemorySchedulerPassTest, NestedControlFlowStaysEquivalent) {
   RegisterSchedulingPasses();
-  for (const char* spec : {"hlo-memory-scheduler{scheduler=list}",
-                           "hlo-memory-scheduler{scheduler=dfs}",
-                           "hlo-memory-scheduler{scheduler=postorder}"}) {
+  for (const char* spec :
+       {"hlo-memory-scheduler{scheduler=list}", "hlo-memory-scheduler{scheduler=dfs}",
+        "hlo-memory-scheduler{scheduler=postorder}"}) {
     auto pass = CreatePass(spec);
     ASSERT_TRUE(pass.ok()) << pass.status();
     std::unique_ptr<HloModule> module = testing::RunPassAndCompare(R"(
@@ -269,7 +270,8 @@ ENTRY e {
   loop = (s32[], f32[4]) while(init), condition=cond, body=body
   ROOT out = f32[4] get-tuple-element(loop), index=1
 }
-)", **pass, /*expect_change=*/true);
+)",
+                                                                   **pass, /*expect_change=*/true);
     ASSERT_NE(module, nullptr);
     EXPECT_TRUE(module->is_scheduled());
   }

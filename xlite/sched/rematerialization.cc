@@ -113,8 +113,8 @@ std::optional<Candidate> PickCandidate(const HloComputation& entry,
     Candidate c{inst, buffer.bytes - extended, IsCheapToRecompute(inst->opcode())};
     if (c.net_bytes <= 0) continue;
     // Sequence order breaks ties, so the choice is deterministic.
-    if (!best || std::make_tuple(c.cheap, c.net_bytes) >
-                     std::make_tuple(best->cheap, best->net_bytes)) {
+    if (!best ||
+        std::make_tuple(c.cheap, c.net_bytes) > std::make_tuple(best->cheap, best->net_bytes)) {
       best = c;
     }
   }
@@ -123,8 +123,8 @@ std::optional<Candidate> PickCandidate(const HloComputation& entry,
 
 // Gives the users of `inst` scheduled after `peak_step` a recomputation of
 // it, which it returns.
-HloInstruction* RecomputeForLaterUsers(HloModule& module, HloInstruction* inst, const Liveness& live,
-                            int64_t peak_step) {
+HloInstruction* RecomputeForLaterUsers(HloModule& module, HloInstruction* inst,
+                                       const Liveness& live, int64_t peak_step) {
   HloComputation& entry = *module.entry_computation();
   InstructionMaker make(module);
   std::vector<HloInstruction*> operands(inst->operands().begin(), inst->operands().end());
@@ -148,8 +148,7 @@ constexpr int64_t kRoundsWithoutProgress = 64;
 
 }  // namespace
 
-absl::StatusOr<RematerializationResult> Rematerialize(HloModule& module,
-                                                      int64_t memory_limit_bytes,
+absl::StatusOr<RematerializationResult> Rematerialize(HloModule& module, int64_t memory_limit_bytes,
                                                       int64_t max_rematerializations) {
   if (!module.is_scheduled() || module.entry_computation() == nullptr) {
     return absl::FailedPreconditionError("rematerialization needs a scheduled module");
@@ -173,9 +172,8 @@ absl::StatusOr<RematerializationResult> Rematerialize(HloModule& module,
       break;
     }
     const HloComputation& entry = *module.entry_computation();
-    std::optional<Candidate> pick =
-        PickCandidate(entry, module.schedule().sequence(entry), *aliases, *live, live->peak_step(),
-                      made);
+    std::optional<Candidate> pick = PickCandidate(entry, module.schedule().sequence(entry),
+                                                  *aliases, *live, live->peak_step(), made);
     if (!pick) break;
     made.insert(RecomputeForLaterUsers(module, pick->inst, *live, live->peak_step()));
     ++result.rematerialized;
@@ -187,13 +185,13 @@ absl::StatusOr<RematerializationResult> RematerializeToFit(HloModule& module,
                                                            int64_t memory_limit_bytes) {
   XLITE_ASSIGN_OR_RETURN(RematerializationResult r, Rematerialize(module, memory_limit_bytes));
   if (!r.reached) {
-    return absl::ResourceExhaustedError(Cat(
-        "rematerialization: cannot bring the peak of ", BytesText(r.peak_before),
-        " under the memory limit of ", BytesText(memory_limit_bytes), ": it got to ",
-        BytesText(r.peak_after), " after recomputing ", r.rematerialized, " instruction",
-        r.rematerialized == 1 ? "" : "s",
-        " (what stays live across the peak is parameters, outputs, in-place or not "
-        "recomputable)"));
+    return absl::ResourceExhaustedError(
+        Cat("rematerialization: cannot bring the peak of ", BytesText(r.peak_before),
+            " under the memory limit of ", BytesText(memory_limit_bytes), ": it got to ",
+            BytesText(r.peak_after), " after recomputing ", r.rematerialized, " instruction",
+            r.rematerialized == 1 ? "" : "s",
+            " (what stays live across the peak is parameters, outputs, in-place or not "
+            "recomputable)"));
   }
   return r;
 }
@@ -205,7 +203,8 @@ absl::StatusOr<bool> RematerializationPass::Run(HloModule& module) {
     HloMemorySchedulerPass schedule;
     XLITE_ASSIGN_OR_RETURN(changed, schedule.Run(module));
   }
-  XLITE_ASSIGN_OR_RETURN(RematerializationResult r, RematerializeToFit(module, memory_limit_bytes_));
+  XLITE_ASSIGN_OR_RETURN(RematerializationResult r,
+                         RematerializeToFit(module, memory_limit_bytes_));
   return changed || r.rematerialized > 0;
 }
 

@@ -26,8 +26,7 @@ struct RematerializationResult {
 // valid: each recomputation sits just before its first later user). Stops
 // when the peak fits `memory_limit_bytes` or when no recomputation lowers
 // it; `reached` says which. `max_rematerializations` bounds the work.
-absl::StatusOr<RematerializationResult> Rematerialize(HloModule& module,
-                                                      int64_t memory_limit_bytes,
+absl::StatusOr<RematerializationResult> Rematerialize(HloModule& module, int64_t memory_limit_bytes,
                                                       int64_t max_rematerializations = 1000);
 
 // Rematerialize, with an error naming the peak it got to when the limit is

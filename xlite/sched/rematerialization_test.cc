@@ -75,8 +75,7 @@ TEST(RematerializationTest, UnreachableLimitNamesThePeakReached) {
   absl::StatusOr<bool> run = pass.Run(**module);
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(run.status().message().find("it got to 16.0 MiB"), std::string::npos)
-      << run.status();
+  EXPECT_NE(run.status().message().find("it got to 16.0 MiB"), std::string::npos) << run.status();
   EXPECT_NE(run.status().message().find("after recomputing 1 instruction "), std::string::npos)
       << run.status();
 }

@@ -17,8 +17,10 @@ absl::StatusOr<std::unique_ptr<HloPass>> MakeMemoryScheduler(PassArgs& args) {
   const std::string name = args.Take("scheduler", "best");
   std::optional<MemoryScheduler> scheduler = MemorySchedulerFromName(name);
   if (!scheduler.has_value()) {
-    return InvalidArgument("hlo-memory-scheduler scheduler must be best, list, dfs or postorder, "
-                           "got '", name, "'");
+    return InvalidArgument(
+        "hlo-memory-scheduler scheduler must be best, list, dfs or postorder, "
+        "got '",
+        name, "'");
   }
   return std::unique_ptr<HloPass>(std::make_unique<HloMemorySchedulerPass>(*scheduler));
 }
@@ -69,7 +71,8 @@ void RegisterSchedulingPasses() {
        MakeLatencyHidingScheduler},
       {"rematerialization",
        "recomputes values live across the peak just before their later uses until the peak of "
-       "live bytes fits memory_limit=BYTES (default: no limit; schedules for memory first when unscheduled)",
+       "live bytes fits memory_limit=BYTES (default: no limit; schedules for memory first when "
+       "unscheduled)",
        MakeRematerialization},
   };
   for (const PassInfo& info : passes) RegisterPass(info);

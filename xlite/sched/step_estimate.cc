@@ -14,8 +14,7 @@ constexpr std::string_view kComputeStream = kComputeStreamName;
 
 class Simulator {
  public:
-  Simulator(const HloSchedule& schedule, LatencyModel& model, bool synchronous,
-            StepEstimate& out)
+  Simulator(const HloSchedule& schedule, LatencyModel& model, bool synchronous, StepEstimate& out)
       : schedule_(schedule), model_(model), synchronous_(synchronous), out_(out) {}
 
   // Runs `c` once from `begin`; returns its end and its critical path.
@@ -51,7 +50,8 @@ class Simulator {
         Communication(*inst, comm, *kind, executions);
         pending_[inst] = collective_index_;
         if (record) Slice(*inst, CollectiveKindName(*kind), issue, issue + comm.seconds);
-      } else if (const HloInstruction* start = StartOfDone(*inst); start != nullptr && !synchronous_) {
+      } else if (const HloInstruction* start = StartOfDone(*inst);
+                 start != nullptr && !synchronous_) {
         auto f = finish.find(start);
         const double done_at = f == finish.end() ? t0 : std::max(t0, f->second);
         auto pending = pending_.find(start);
@@ -82,7 +82,8 @@ class Simulator {
         path[inst] = p0 + comm.seconds;
         if (record) Slice(*inst, CollectiveKindName(*kind), issue, end);
       } else if (inst->opcode() == HloOpcode::kWhile && inst->called_computations().size() == 2) {
-        const double trips = static_cast<double>(std::max<int64_t>(WhileTripCount(*inst).value_or(1), 0));
+        const double trips =
+            static_cast<double>(std::max<int64_t>(WhileTripCount(*inst).value_or(1), 0));
         double end = t0, body_path = 0;
         if (trips > 0) {
           // One iteration (condition, then body), recorded; the rest repeat it.
@@ -94,10 +95,9 @@ class Simulator {
           body_path = cond.second + body.second;
           end = t0 + once * trips;
           if (record && trips > 1) {
-            out_.slices.push_back({absl::StrCat(AsAbsl(inst->name()), " iterations 2..",
-                                                static_cast<int64_t>(trips)),
-                                   inst->metadata().op_name, std::string(kComputeStream),
-                                   body.first, end});
+            out_.slices.push_back(
+                {absl::StrCat(AsAbsl(inst->name()), " iterations 2..", static_cast<int64_t>(trips)),
+                 inst->metadata().op_name, std::string(kComputeStream), body.first, end});
           }
         }
         compute_free = end;
@@ -127,8 +127,8 @@ class Simulator {
     // The collective's own name: all-reduce for an all-reduce-start too.
     timing.opcode = std::string(kind == CollectiveKind::kOther ? OpcodeName(op.opcode())
                                                                : CollectiveKindName(kind));
-    timing.op_name = op.metadata().op_name.empty() ? inst.metadata().op_name
-                                                   : op.metadata().op_name;
+    timing.op_name =
+        op.metadata().op_name.empty() ? inst.metadata().op_name : op.metadata().op_name;
     timing.computation = inst.parent()->name();
     timing.algorithm = comm.algorithm;
     timing.executions = executions;

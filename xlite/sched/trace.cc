@@ -1,7 +1,6 @@
 #include "xlite/sched/trace.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 namespace xlite {
@@ -12,22 +11,27 @@ std::string TraceJson(const StepEstimate& estimate, const std::string& module_na
     streams.emplace_back(CollectiveKindName(static_cast<CollectiveKind>(k)));
   }
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
-                    {"args", {{"name", module_name}}}});
+  events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", module_name}}}});
   for (size_t t = 0; t < streams.size(); ++t) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1},
-                      {"tid", static_cast<int>(t)}, {"args", {{"name", streams[t]}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", static_cast<int>(t)},
+                      {"args", {{"name", streams[t]}}}});
   }
   for (const TimelineSlice& slice : estimate.slices) {
     const auto tid = std::find(streams.begin(), streams.end(), slice.stream) - streams.begin();
-    nlohmann::ordered_json event = {{"name", slice.name}, {"ph", "X"}, {"pid", 1},
-                                    {"tid", tid}, {"ts", slice.begin * 1e6},
+    nlohmann::ordered_json event = {{"name", slice.name},
+                                    {"ph", "X"},
+                                    {"pid", 1},
+                                    {"tid", tid},
+                                    {"ts", slice.begin * 1e6},
                                     {"dur", (slice.end - slice.begin) * 1e6}};
     if (!slice.op_name.empty()) event["args"] = {{"op_name", slice.op_name}};
     events.push_back(std::move(event));
   }
-  nlohmann::ordered_json trace = {{"traceEvents", std::move(events)},
-                                  {"displayTimeUnit", "ms"}};
+  nlohmann::ordered_json trace = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
   return trace.dump();
 }
 

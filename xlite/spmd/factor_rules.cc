@@ -84,7 +84,7 @@ FactorRule Identity(const HloInstruction& inst, std::string_view name, bool any_
     for (size_t i = 0; i < inst.shape().tuple_shapes().size(); ++i) {
       const Shape& leaf = inst.shape().tuple_shapes()[i];
       b.Result(leaf.IsArray() && leaf.rank() == shape.rank() ? b.Same(leaf, shape, result, any_size)
-                                                            : b.Fresh(leaf));
+                                                             : b.Fresh(leaf));
     }
   } else {
     b.Result(result);
@@ -117,11 +117,13 @@ FactorRule Broadcast(const HloInstruction& inst) {
 
 FactorRule Reshape(const HloInstruction& inst, std::string_view name) {
   RuleBuilder b(name);
-  FactorMapping m = ReshapeFactors(inst.operand(0)->shape().dimensions(), inst.shape().dimensions());
+  FactorMapping m =
+      ReshapeFactors(inst.operand(0)->shape().dimensions(), inst.shape().dimensions());
   for (int64_t size : m.factor_sizes) b.Factor(size);
   b.Operand(m.source_dims);
   b.Result(m.target_dims);
-  b.Levels(inst.opcode() == HloOpcode::kReshape ? 0 : 1, inst.opcode() == HloOpcode::kReshape ? 0 : 1);
+  b.Levels(inst.opcode() == HloOpcode::kReshape ? 0 : 1,
+           inst.opcode() == HloOpcode::kReshape ? 0 : 1);
   return b.Take();
 }
 
@@ -147,10 +149,10 @@ FactorRule Reduce(const HloInstruction& inst) {
   TensorFactors input;
   TensorFactors kept;
   for (int64_t d = 0; d < in.rank(); ++d) {
-    const bool reduced = std::find(inst.dimensions().begin(), inst.dimensions().end(), d) !=
-                         inst.dimensions().end();
-    const int64_t f = b.Factor(in.dimensions(d), reduced ? FactorKind::kReduction
-                                                         : FactorKind::kPassThrough);
+    const bool reduced =
+        std::find(inst.dimensions().begin(), inst.dimensions().end(), d) != inst.dimensions().end();
+    const int64_t f =
+        b.Factor(in.dimensions(d), reduced ? FactorKind::kReduction : FactorKind::kPassThrough);
     input.push_back({f});
     if (!reduced) kept.push_back({f});
   }
@@ -223,8 +225,8 @@ FactorRule Convolution(const HloInstruction& inst) {
     const int64_t f = b.Factor(lhs.dimensions(dn.input_spatial[i]));
     l[dn.input_spatial[i]] = {f};
     out[dn.output_spatial[i]] = {f};
-    r[dn.kernel_spatial[i]] = {b.Factor(rhs.dimensions(dn.kernel_spatial[i]),
-                                        FactorKind::kNeedReplication)};
+    r[dn.kernel_spatial[i]] = {
+        b.Factor(rhs.dimensions(dn.kernel_spatial[i]), FactorKind::kNeedReplication)};
   }
   b.Operand(l);
   b.Operand(r);
@@ -274,8 +276,8 @@ FactorRule Gather(const HloInstruction& inst) {
     if (contains(dn.operand_batching_dims, d) || contains(dn.collapsed_slice_dims, d)) continue;
     const int64_t out_dim = dn.offset_dims[offset_index++];
     const bool whole = a.slice_sizes[d] == operand.dimensions(d);
-    const int64_t f = b.Factor(operand.dimensions(d), whole ? FactorKind::kPassThrough
-                                                            : FactorKind::kNeedReplication);
+    const int64_t f = b.Factor(operand.dimensions(d),
+                               whole ? FactorKind::kPassThrough : FactorKind::kNeedReplication);
     op[d] = {f};
     out[out_dim] = whole ? std::vector<int64_t>{f}
                          : std::vector<int64_t>{b.Factor(inst.shape().dimensions(out_dim))};
@@ -333,9 +335,10 @@ FactorRule Scatter(const HloInstruction& inst) {
     if (contains(dn.inserted_window_dims, d) || contains(dn.input_batching_dims, d)) continue;
     if (window >= static_cast<int64_t>(dn.update_window_dims.size())) break;
     const int64_t u = dn.update_window_dims[window++];
-    upd[u] = updates.dimensions(u) == operand.dimensions(d)
-                 ? op[d]
-                 : std::vector<int64_t>{b.Factor(updates.dimensions(u), FactorKind::kNeedReplication)};
+    upd[u] =
+        updates.dimensions(u) == operand.dimensions(d)
+            ? op[d]
+            : std::vector<int64_t>{b.Factor(updates.dimensions(u), FactorKind::kNeedReplication)};
   }
   std::vector<int64_t> scatter_dims;
   for (int64_t d = 0; d < updates.rank(); ++d) {
@@ -395,9 +398,9 @@ FactorRule BatchLeading(const HloInstruction& inst, int64_t minor, std::string_v
   const Shape& shape = inst.shape();
   TensorFactors result;
   for (int64_t d = 0; d < shape.rank(); ++d) {
-    result.push_back({b.Factor(shape.dimensions(d), d >= shape.rank() - minor
-                                                        ? FactorKind::kNeedReplication
-                                                        : FactorKind::kPassThrough)});
+    result.push_back(
+        {b.Factor(shape.dimensions(d), d >= shape.rank() - minor ? FactorKind::kNeedReplication
+                                                                 : FactorKind::kPassThrough)});
   }
   for (const HloInstruction* operand : inst.operands()) {
     b.Operand(b.Same(operand->shape(), shape, result, false));
@@ -427,8 +430,8 @@ FactorRule BitcastConvert(const HloInstruction& inst) {
   for (int64_t d = 0; d < inst.shape().rank(); ++d) {
     result.push_back(d < in.rank() && inst.shape().dimensions(d) == in.dimensions(d)
                          ? operand[d]
-                         : std::vector<int64_t>{b.Factor(inst.shape().dimensions(d),
-                                                         FactorKind::kNeedReplication)});
+                         : std::vector<int64_t>{
+                               b.Factor(inst.shape().dimensions(d), FactorKind::kNeedReplication)});
   }
   b.Operand(operand);
   b.Result(result);
@@ -440,8 +443,8 @@ FactorRule BitcastConvert(const HloInstruction& inst) {
 bool IsPassThroughCustomCall(const HloInstruction& inst) {
   if (inst.opcode() != HloOpcode::kCustomCall || inst.operand_count() < 1) return false;
   static constexpr std::array<std::string_view, 8> kTargets = {
-      "Sharding", "X64Combine", "annotate_device_placement", "xla.sdy.FuncResultSharding",
-      "MoveToHost", "MoveToDevice", "LayoutConstraint", "Cholesky"};
+      "Sharding",   "X64Combine",   "annotate_device_placement", "xla.sdy.FuncResultSharding",
+      "MoveToHost", "MoveToDevice", "LayoutConstraint",          "Cholesky"};
   const std::string& target = inst.attrs<CustomCallAttrs>().target;
   if (std::find(kTargets.begin(), kTargets.end(), target) == kTargets.end()) return false;
   return inst.shape().IsArray() && inst.operand(0)->shape().IsArray() &&

@@ -1,11 +1,10 @@
 #include "xlite/spmd/partition_builder.h"
 
+#include <algorithm>
 #include <limits>
 
-#include <algorithm>
-
-#include "xlite/base/strings.h"
 #include "xlite/analysis/reduction_kind.h"
+#include "xlite/base/strings.h"
 #include "xlite/ir/builder.h"
 #include "xlite/text/printer.h"
 
@@ -39,8 +38,8 @@ HloInstruction* PartitionBuilder::Offset(HloComputation& c,
   const bool uniform = std::all_of(per_partition.begin(), per_partition.end(),
                                    [&](int64_t v) { return v == per_partition.front(); });
   if (uniform) {
-    cached = maker_.ScalarConstant(c, PrimitiveType::S32,
-                                   static_cast<double>(per_partition.empty() ? 0 : per_partition[0]));
+    cached = maker_.ScalarConstant(
+        c, PrimitiveType::S32, static_cast<double>(per_partition.empty() ? 0 : per_partition[0]));
     return cached;
   }
   const int64_t n = static_cast<int64_t>(per_partition.size());
@@ -117,8 +116,9 @@ HloInstruction* PartitionBuilder::MaskOutside(HloComputation& c, HloInstruction*
   HloInstruction* inside = maker_.Compare(
       c, global, maker_.Splat(c, index_shape, static_cast<double>(high)), ComparisonDirection::kLt);
   if (low != std::numeric_limits<int64_t>::min()) {
-    HloInstruction* above = maker_.Compare(
-        c, global, maker_.Splat(c, index_shape, static_cast<double>(low)), ComparisonDirection::kGe);
+    HloInstruction* above =
+        maker_.Compare(c, global, maker_.Splat(c, index_shape, static_cast<double>(low)),
+                       ComparisonDirection::kGe);
     inside = maker_.Binary(c, HloOpcode::kAnd, inside, above);
   }
   return maker_.Select(c, inside, x, maker_.Broadcast(c, fill, x->shape(), {}));
@@ -134,11 +134,16 @@ ReplicaGroups ExplicitGroups(const DeviceGroups& groups) {
 
 const char* KindName(HloOpcode opcode) {
   switch (opcode) {
-    case HloOpcode::kAllGather: return "all-gather";
-    case HloOpcode::kAllReduce: return "all-reduce";
-    case HloOpcode::kReduceScatter: return "reduce-scatter";
-    case HloOpcode::kAllToAll: return "all-to-all";
-    default: return "collective-permute";
+    case HloOpcode::kAllGather:
+      return "all-gather";
+    case HloOpcode::kAllReduce:
+      return "all-reduce";
+    case HloOpcode::kReduceScatter:
+      return "reduce-scatter";
+    case HloOpcode::kAllToAll:
+      return "all-to-all";
+    default:
+      return "collective-permute";
   }
 }
 
@@ -189,8 +194,8 @@ HloInstruction* PartitionBuilder::AllReduce(HloComputation& c, HloInstruction* x
 }
 
 HloInstruction* PartitionBuilder::ReduceScatter(HloComputation& c, HloInstruction* x, int64_t dim,
-                                                const DeviceGroups& groups,
-                                                HloComputation* reducer, const Cause& cause) {
+                                                const DeviceGroups& groups, HloComputation* reducer,
+                                                const Cause& cause) {
   Shape shape = x->shape();
   shape.set_dimension(dim, shape.dimensions(dim) / static_cast<int64_t>(groups.front().size()));
   HloInstruction* scatter = Collective(c, HloOpcode::kReduceScatter, shape, x, &groups, cause);
@@ -218,11 +223,10 @@ HloInstruction* PartitionBuilder::CollectivePermute(
 HloComputation* PartitionBuilder::Reducer(ReductionKind kind, PrimitiveType type) {
   HloComputation*& cached = reducers_[{static_cast<int>(kind), static_cast<int>(type)}];
   if (cached != nullptr) return cached;
-  std::string name = Cat(ReductionKindName(kind), ".", PrimitiveTypeName(type),
-                                  ".spmd_reducer");
+  std::string name = Cat(ReductionKindName(kind), ".", PrimitiveTypeName(type), ".spmd_reducer");
   auto computation = std::make_unique<HloComputation>(name);
-  HloComputation* raw = module_.AddComputationBefore(std::move(computation),
-                                                     module_.computations().front().get());
+  HloComputation* raw =
+      module_.AddComputationBefore(std::move(computation), module_.computations().front().get());
   Shape scalar = Shape::Scalar(type);
   auto param = [&](int64_t number) {
     auto attrs = std::make_unique<ParameterAttrs>();

@@ -86,8 +86,8 @@ class PartitionBuilder {
   void Fallback(const HloInstruction& inst, std::string reason);
 
  private:
-  HloInstruction* Collective(HloComputation& c, HloOpcode opcode, Shape shape,
-                             HloInstruction* x, const DeviceGroups* groups, const Cause& cause);
+  HloInstruction* Collective(HloComputation& c, HloOpcode opcode, Shape shape, HloInstruction* x,
+                             const DeviceGroups* groups, const Cause& cause);
 
   HloModule& module_;
   int64_t num_partitions_;

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "xlite/base/strings.h"
 #include "xlite/analysis/reduction_kind.h"
 #include "xlite/base/status.h"
+#include "xlite/base/strings.h"
 #include "xlite/ir/sharding_transforms.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
@@ -24,9 +24,9 @@ namespace {
 
 struct Space {
   const FactorRule* rule = nullptr;
-  TensorFactors iter;  // one dim per factor
-  Shape shape;         // the factor sizes (element type irrelevant)
-  std::vector<int64_t> reduction;  // factors of kind kReduction
+  TensorFactors iter;                 // one dim per factor
+  Shape shape;                        // the factor sizes (element type irrelevant)
+  std::vector<int64_t> reduction;     // factors of kind kReduction
   std::vector<int64_t> unsplittable;  // factors that must stay whole
 };
 
@@ -95,8 +95,8 @@ HloInstruction* MaskUneven(PartitionState& s, HloInstruction* local, const HloSh
   for (int64_t p = 0; p < s.num_partitions(); ++p) {
     offsets.push_back(TileRangeOf(sharding, global, dim, p).start);
   }
-  return s.b().MaskBeyond(s.c(), local, dim, s.b().Offset(s.c(), offsets),
-                          global.dimensions(dim), value);
+  return s.b().MaskBeyond(s.c(), local, dim, s.b().Offset(s.c(), offsets), global.dimensions(dim),
+                          value);
 }
 
 // Completes partial results `local` (natural sharding `natural` once
@@ -211,8 +211,8 @@ absl::StatusOr<PValue> PartitionDotLike(const HloInstruction& inst, PartitionSta
   for (int64_t i = 0; i < 2; ++i) {
     seeds.push_back(ToSpace(space, *rule->operands[i], s.Value(inst.operand(i)).sharding));
   }
-  Choice choice = Choose(s, inst, space, {0, 1}, result_factors, out, wanted,
-                         Proposals(space, seeds));
+  Choice choice =
+      Choose(s, inst, space, {0, 1}, result_factors, out, wanted, Proposals(space, seeds));
   std::vector<HloInstruction*> operands;
   for (int64_t i = 0; i < 2; ++i) {
     XLITE_ASSIGN_OR_RETURN(HloInstruction * local, s.OperandAs(inst, i, choice.operands[i]));
@@ -263,8 +263,8 @@ absl::StatusOr<PValue> PartitionReduce(const HloInstruction& inst, PartitionStat
   }
   std::vector<int64_t> related;
   for (int64_t i = 0; i < inputs; ++i) related.push_back(i);
-  Choice choice = Choose(s, inst, space, related, result_factors, out0, wanted,
-                         Proposals(space, seeds));
+  Choice choice =
+      Choose(s, inst, space, related, result_factors, out0, wanted, Proposals(space, seeds));
   const bool split_reduction = SplitsAny(choice.space, space.reduction);
   std::vector<HloInstruction*> operands;
   for (int64_t i = 0; i < inputs; ++i) {

@@ -6,8 +6,8 @@
 // replicated operands.
 #include <algorithm>
 
-#include "xlite/base/strings.h"
 #include "xlite/base/status.h"
+#include "xlite/base/strings.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/partitioner_internal.h"
@@ -75,8 +75,7 @@ absl::StatusOr<PValue> PartitionCall(const HloInstruction& inst, PartitionState&
                          s.module().PartitionComputation(callee, parameters, result, &s.c()));
   std::vector<HloInstruction*> operands;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
-    XLITE_ASSIGN_OR_RETURN(HloInstruction * local,
-                           s.OperandAs(inst, i, parameters[i], "argument"));
+    XLITE_ASSIGN_OR_RETURN(HloInstruction * local, s.OperandAs(inst, i, parameters[i], "argument"));
     operands.push_back(local);
   }
   HloInstruction* call = s.Clone(inst, operands, ShardShape(inst.shape(), result));
@@ -107,8 +106,7 @@ absl::StatusOr<PValue> PartitionConditional(const HloInstruction& inst, Partitio
   return PValue{conditional, result, inst.shape()};
 }
 
-absl::StatusOr<PValue> PartitionOptimizationBarrier(const HloInstruction& inst,
-                                                    PartitionState& s) {
+absl::StatusOr<PValue> PartitionOptimizationBarrier(const HloInstruction& inst, PartitionState& s) {
   const PValue& v = s.Value(inst.operand(0));
   HloInstruction* barrier = s.Clone(inst, {v.local}, v.local->shape());
   return PValue{barrier, v.sharding, inst.shape()};
@@ -137,8 +135,10 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     const PValue& v = s.Value(inst.operand(0));
     const HloSharding sharding = s.TargetOf(inst);
     if (!v.sharding.IsManual()) {
-      return InvalidArgument("%", inst.name(), ": SPMDShardToFullShape of a value that is not "
-                             "manual (", PrintSharding(v.sharding), ")");
+      return InvalidArgument("%", inst.name(),
+                             ": SPMDShardToFullShape of a value that is not "
+                             "manual (",
+                             PrintSharding(v.sharding), ")");
     }
     if (!(ShardShape(inst.shape(), sharding).dimensions() == v.local->shape().dimensions())) {
       return InvalidArgument("%", inst.name(), ": the manual shard ",
@@ -152,7 +152,8 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     const PValue& v = s.Value(inst.operand(0));
     std::vector<HloInstruction*> operands = {v.local};
     for (int64_t i = 1; i < inst.operand_count(); ++i) {
-      const bool same_dims = inst.operand(i)->shape().dimensions() == inst.operand(0)->shape().dimensions();
+      const bool same_dims =
+          inst.operand(i)->shape().dimensions() == inst.operand(0)->shape().dimensions();
       XLITE_ASSIGN_OR_RETURN(
           HloInstruction * local,
           s.OperandAs(inst, i, same_dims ? v.sharding : HloSharding::Replicated(), "operand"));
@@ -161,8 +162,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     HloInstruction* call = s.Clone(inst, operands, ShardShape(inst.shape(), v.sharding));
     return PValue{call, v.sharding, inst.shape()};
   }
-  return PartitionReplicated(inst, s, Cat("custom-call \"", target,
-                                                   "\" has no partitioning rule"));
+  return PartitionReplicated(inst, s, Cat("custom-call \"", target, "\" has no partitioning rule"));
 }
 
 }  // namespace

@@ -55,9 +55,9 @@ std::optional<std::vector<DimWindow>> SplitWindows(const HloInstruction& inst,
 }
 
 struct Halo {
-  int64_t left = 0, right = 0;   // elements taken from each neighbour
+  int64_t left = 0, right = 0;        // elements taken from each neighbour
   int64_t pad_low = 0, pad_high = 0;  // filler so every window lies inside
-  std::vector<int64_t> starts;   // per partition, in the extended array
+  std::vector<int64_t> starts;        // per partition, in the extended array
 };
 
 // The halo of one dim, or nullopt when a window reaches past a neighbour.
@@ -108,8 +108,8 @@ HloInstruction* SliceDim(PartitionState& s, HloInstruction* x, int64_t dim, int6
 // The local result tile of one dim: the edges of both neighbours joined to
 // the local tile, filler around, the window cut at this partition's start.
 HloInstruction* ExchangeAndCut(PartitionState& s, const HloInstruction& inst,
-                               const HloSharding& target, HloInstruction* local,
-                               const DimWindow& w, const Halo& h, const Cause& cause) {
+                               const HloSharding& target, HloInstruction* local, const DimWindow& w,
+                               const Halo& h, const Cause& cause) {
   PartitionBuilder& b = s.b();
   const int64_t d = w.dim;
   const int64_t k = local->shape().dimensions(d);
@@ -122,13 +122,13 @@ HloInstruction* ExchangeAndCut(PartitionState& s, const HloInstruction& inst,
   }
   std::vector<HloInstruction*> parts;
   if (h.left > 0) {
-    parts.push_back(b.CollectivePermute(s.c(), SliceDim(s, local, d, k - h.left, k), to_next,
-                                        cause));
+    parts.push_back(
+        b.CollectivePermute(s.c(), SliceDim(s, local, d, k - h.left, k), to_next, cause));
   }
   parts.push_back(local);
   if (h.right > 0) {
-    parts.push_back(b.CollectivePermute(s.c(), SliceDim(s, local, d, 0, h.right), to_previous,
-                                        cause));
+    parts.push_back(
+        b.CollectivePermute(s.c(), SliceDim(s, local, d, 0, h.right), to_previous, cause));
   }
   HloInstruction* joined = local;
   if (parts.size() > 1) {

@@ -53,9 +53,9 @@ std::string FormatPartitionReport(const PartitionReport& report, const EntryShar
   }
   for (const InsertedCollective& c : report.collectives) {
     Append(&out, "  ", c.kind, " %", c.name, " (", c.bytes, " bytes) in ", c.computation, ": ",
-           c.reason, "; %", c.producer.empty() ? "?" : c.producer, " ", c.producer_sharding,
-           " -> ", c.consumer.empty() ? "the result" : Cat("%", c.consumer), " needs ",
-           c.needed_sharding, "\n");
+           c.reason, "; %", c.producer.empty() ? "?" : c.producer, " ", c.producer_sharding, " -> ",
+           c.consumer.empty() ? "the result" : Cat("%", c.consumer), " needs ", c.needed_sharding,
+           "\n");
   }
   Append(&out, "fallbacks (replicated execution): ", report.fallbacks.size(), "\n");
   for (const PartitionFallback& f : report.fallbacks) {

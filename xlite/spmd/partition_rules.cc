@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "xlite/base/strings.h"
 #include "xlite/base/status.h"
+#include "xlite/base/strings.h"
 #include "xlite/ir/sharding_transforms.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
@@ -162,14 +162,14 @@ std::optional<Candidate> Derive(const HloInstruction& inst, const FactorRule& ru
   c.result = Unsplit(ForPartitioning(wanted), fixed);
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& shape = inst.operand(i)->shape();
-    if (i >= static_cast<int64_t>(rule.operands.size()) || !rule.operands[i] ||
-        !shape.IsArray() || !IsSplit(c.result)) {
+    if (i >= static_cast<int64_t>(rule.operands.size()) || !rule.operands[i] || !shape.IsArray() ||
+        !IsSplit(c.result)) {
       c.operands.push_back(ReplicatedLike(shape));
       continue;
     }
     const TensorFactors& operand_factors = *rule.operands[i];
-    HloSharding needed = ForPartitioning(
-        ProjectThrough(rule, result_factors, operand_factors, c.result));
+    HloSharding needed =
+        ForPartitioning(ProjectThrough(rule, result_factors, operand_factors, c.result));
     needed = Unsplit(needed, UnsplittableDims(rule, operand_factors, shape, needed));
     // Exact: the operand's shards give back the result's split on every
     // result dim the operand carries.
@@ -179,8 +179,8 @@ std::optional<Candidate> Derive(const HloInstruction& inst, const FactorRule& ru
       for (int64_t f : result_factors[d]) all = all && HasFactor(operand_factors, f);
       if (!all) not_carried.push_back(d);
     }
-    HloSharding back = ForPartitioning(
-        ProjectThrough(rule, operand_factors, result_factors, needed));
+    HloSharding back =
+        ForPartitioning(ProjectThrough(rule, operand_factors, result_factors, needed));
     if (!(back == Unsplit(c.result, not_carried))) return std::nullopt;
     c.operands.push_back(needed);
   }
@@ -212,8 +212,8 @@ void LocalizeSizes(const HloInstruction& original, HloInstruction& local) {
     case HloOpcode::kGather: {
       GatherAttrs* a = local.mutable_attrs<GatherAttrs>();
       const Shape& in = local.operand(0)->shape();
-      for (int64_t d = 0; d < in.rank(); ++d) a->slice_sizes[d] = std::min(a->slice_sizes[d],
-                                                                           in.dimensions(d));
+      for (int64_t d = 0; d < in.rank(); ++d)
+        a->slice_sizes[d] = std::min(a->slice_sizes[d], in.dimensions(d));
       break;
     }
     default:
@@ -223,11 +223,11 @@ void LocalizeSizes(const HloInstruction& original, HloInstruction& local) {
 
 absl::StatusOr<PValue> PartitionByRule(const HloInstruction& inst, PartitionState& s) {
   std::optional<FactorRule> rule = FactorRuleOf(inst);
-  const bool cholesky_call = inst.opcode() == HloOpcode::kCustomCall &&
-                             inst.attrs<CustomCallAttrs>().target == "Cholesky";
+  const bool cholesky_call =
+      inst.opcode() == HloOpcode::kCustomCall && inst.attrs<CustomCallAttrs>().target == "Cholesky";
   if (!rule || rule->results.empty() || cholesky_call) {
-    return PartitionReplicated(inst, s, Cat("no partitioning rule for ",
-                                                     OpcodeName(inst.opcode())));
+    return PartitionReplicated(inst, s,
+                               Cat("no partitioning rule for ", OpcodeName(inst.opcode())));
   }
   for (FactorKind kind : rule->kinds) {
     if (kind == FactorKind::kReduction) {
@@ -252,8 +252,8 @@ absl::StatusOr<PValue> PartitionByRule(const HloInstruction& inst, PartitionStat
     if (i >= static_cast<int64_t>(rule->operands.size()) || !rule->operands[i]) continue;
     const PValue& v = s.Value(inst.operand(i));
     if (!v.global.IsArray() || !IsSplit(v.sharding)) continue;
-    proposals.push_back(ForPartitioning(
-        ProjectThrough(*rule, *rule->operands[i], rule->results[0], v.sharding)));
+    proposals.push_back(
+        ForPartitioning(ProjectThrough(*rule, *rule->operands[i], rule->results[0], v.sharding)));
   }
   std::optional<Candidate> best;
   for (const HloSharding& proposal : proposals) {
@@ -266,8 +266,9 @@ absl::StatusOr<PValue> PartitionByRule(const HloInstruction& inst, PartitionStat
     if (!best || c->bytes < best->bytes) best = std::move(c);
   }
   if (!best) {
-    return PartitionReplicated(inst, s, Cat("the sharding does not carry through ",
-                                                     OpcodeName(inst.opcode()), " exactly"));
+    return PartitionReplicated(
+        inst, s,
+        Cat("the sharding does not carry through ", OpcodeName(inst.opcode()), " exactly"));
   }
   std::vector<HloInstruction*> operands;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
@@ -304,8 +305,8 @@ absl::StatusOr<PValue> PartitionIota(const HloInstruction& inst, PartitionState&
   if (inst.shape().element_type() != PrimitiveType::S32) {
     offset = b.maker().Convert(s.c(), offset, inst.shape().element_type());
   }
-  HloInstruction* shifted = b.maker().Binary(
-      s.c(), HloOpcode::kAdd, iota, b.maker().Broadcast(s.c(), offset, local_shape, {}));
+  HloInstruction* shifted = b.maker().Binary(s.c(), HloOpcode::kAdd, iota,
+                                             b.maker().Broadcast(s.c(), offset, local_shape, {}));
   return PValue{shifted, target, inst.shape()};
 }
 
@@ -325,11 +326,11 @@ void RegisterRuleHandlers(PartitionHandlerTable& table) {
   }
   for (HloOpcode op :
        {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kBitcast, HloOpcode::kTranspose,
-        HloOpcode::kConcatenate, HloOpcode::kReverse,
-        HloOpcode::kReduceWindow, HloOpcode::kSelectAndScatter, HloOpcode::kMap,
-        HloOpcode::kDynamicSlice, HloOpcode::kDynamicUpdateSlice, HloOpcode::kGather,
-        HloOpcode::kScatter, HloOpcode::kSort, HloOpcode::kTopK, HloOpcode::kBitcastConvert,
-        HloOpcode::kCholesky, HloOpcode::kTriangularSolve, HloOpcode::kFft}) {
+        HloOpcode::kConcatenate, HloOpcode::kReverse, HloOpcode::kReduceWindow,
+        HloOpcode::kSelectAndScatter, HloOpcode::kMap, HloOpcode::kDynamicSlice,
+        HloOpcode::kDynamicUpdateSlice, HloOpcode::kGather, HloOpcode::kScatter, HloOpcode::kSort,
+        HloOpcode::kTopK, HloOpcode::kBitcastConvert, HloOpcode::kCholesky,
+        HloOpcode::kTriangularSolve, HloOpcode::kFft}) {
     table.Register(op, PartitionByRule);
   }
   table.Register(HloOpcode::kPad, PartitionPadOrSlice);

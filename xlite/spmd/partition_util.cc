@@ -24,9 +24,7 @@ HloSharding ForPartitioning(const HloSharding& sharding) {
   return normal;
 }
 
-bool IsSplit(const HloSharding& sharding) {
-  return sharding.IsTiled() && sharding.NumTiles() > 1;
-}
+bool IsSplit(const HloSharding& sharding) { return sharding.IsTiled() && sharding.NumTiles() > 1; }
 
 int64_t TilesAlong(const HloSharding& sharding, int64_t dim) {
   if (!sharding.IsTiled()) return 1;
@@ -48,8 +46,7 @@ Shape ShardShape(const Shape& global, const HloSharding& sharding) {
     }
     return Shape::Tuple(std::move(elements));
   }
-  if (!global.IsArray() || !sharding.IsTiled() ||
-      sharding.TiledDataRank() != global.rank()) {
+  if (!global.IsArray() || !sharding.IsTiled() || sharding.TiledDataRank() != global.rank()) {
     return global;
   }
   Shape shard = global;
@@ -73,8 +70,8 @@ HloSharding ElementSharding(const HloSharding& sharding, const Shape& shape, int
   for (int64_t i = 0; i < index; ++i) first += shape.tuple_shapes(i).LeafCount();
   const Shape& element = shape.tuple_shapes(index);
   if (!element.IsTuple()) return leaves[first];
-  return HloSharding::Tuple(std::vector<HloSharding>(
-      leaves.begin() + first, leaves.begin() + first + element.LeafCount()));
+  return HloSharding::Tuple(std::vector<HloSharding>(leaves.begin() + first,
+                                                     leaves.begin() + first + element.LeafCount()));
 }
 
 HloSharding TupleShardingOf(const std::vector<HloSharding>& elements,
@@ -107,8 +104,7 @@ TileRange TileRangeOf(const HloSharding& sharding, const Shape& global, int64_t 
 }
 
 std::vector<std::vector<int64_t>> GroupsAlong(const HloSharding& sharding,
-                                              absl::Span<const int64_t> dims,
-                                              int64_t num_devices) {
+                                              absl::Span<const int64_t> dims, int64_t num_devices) {
   std::map<std::vector<int64_t>, std::vector<std::pair<std::vector<int64_t>, int64_t>>> by_key;
   for (int64_t device = 0; device < num_devices; ++device) {
     std::vector<int64_t> index = TileIndexOf(sharding, device);

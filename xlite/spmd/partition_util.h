@@ -56,8 +56,7 @@ std::vector<int64_t> TileIndexOf(const HloSharding& sharding, int64_t device);
 // indices along `dims`; groups ordered by the shared indices. Covers devices
 // [0, num_devices). A sharding that is not tiled gives singleton groups.
 std::vector<std::vector<int64_t>> GroupsAlong(const HloSharding& sharding,
-                                              absl::Span<const int64_t> dims,
-                                              int64_t num_devices);
+                                              absl::Span<const int64_t> dims, int64_t num_devices);
 
 // Replicated, leaf by leaf for tuples.
 HloSharding ReplicatedLike(const Shape& shape);

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "xlite/base/strings.h"
 #include "xlite/base/status.h"
+#include "xlite/base/strings.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/partitioner_internal.h"
 #include "xlite/spmd/reshard.h"
@@ -43,9 +43,9 @@ absl::StatusOr<PValue> PartitionManual(const HloInstruction& inst, PartitionStat
   for (const HloInstruction* operand : inst.operands()) {
     const PValue& v = s.Value(operand);
     if (!AllManual(v.sharding) && IsSplit(v.sharding)) {
-      return Unimplemented("not supported yet: %", inst.name(),
-                           " is manual but its operand %", operand->name(), " is sharded ",
-                           PrintSharding(v.sharding), " (enter manual code through "
+      return Unimplemented("not supported yet: %", inst.name(), " is manual but its operand %",
+                           operand->name(), " is sharded ", PrintSharding(v.sharding),
+                           " (enter manual code through "
                            "SPMDFullToShardShape)");
     }
     operands.push_back(v.local);
@@ -84,12 +84,14 @@ absl::Status CheckShardings(const HloModule& module, int64_t n) {
       for (const HloSharding& leaf : LeafShardings(inst->sharding(), inst->shape())) {
         if (leaf.IsTiled() && leaf.tile_assignment().num_elements() != n) {
           return InvalidArgument("%", inst->name(), ": sharding ", PrintSharding(leaf), " covers ",
-                                 leaf.tile_assignment().num_elements(), " devices, but the module "
-                                 "has ", n, " partitions");
+                                 leaf.tile_assignment().num_elements(),
+                                 " devices, but the module "
+                                 "has ",
+                                 n, " partitions");
         }
         if (leaf.IsManualSubgroup()) {
-          return Unimplemented("not supported yet: partially manual sharding ",
-                               PrintSharding(leaf), " at %", inst->name());
+          return Unimplemented("not supported yet: partially manual sharding ", PrintSharding(leaf),
+                               " at %", inst->name());
         }
       }
     }
@@ -104,9 +106,7 @@ PartitionState::PartitionState(ModulePartitioner& module, const HloComputation& 
     : module_(module), original_(original), partitioned_(partitioned) {}
 
 PartitionBuilder& PartitionState::b() { return module_.builder(); }
-int64_t PartitionState::num_partitions() const {
-  return module_.builder().num_partitions();
-}
+int64_t PartitionState::num_partitions() const { return module_.builder().num_partitions(); }
 
 HloSharding PartitionState::TargetOf(const HloInstruction& inst) const {
   if (!inst.has_sharding()) return ReplicatedLike(inst.shape());
@@ -146,8 +146,8 @@ absl::StatusOr<PValue> PartitionState::Reshard(const PValue& value, const HloSha
                                             value.local->shape().tuple_shapes(i), {value.local});
       gte->mutable_attrs<IntAttrs>()->value = i;
       PValue element{gte, ElementSharding(value.sharding, value.global, i), element_global};
-      XLITE_ASSIGN_OR_RETURN(
-          PValue moved, Reshard(element, ElementSharding(target, value.global, i), cause));
+      XLITE_ASSIGN_OR_RETURN(PValue moved,
+                             Reshard(element, ElementSharding(target, value.global, i), cause));
       elements.push_back(moved.local);
       shapes.push_back(moved.local->shape());
     }
@@ -159,8 +159,8 @@ absl::StatusOr<PValue> PartitionState::Reshard(const PValue& value, const HloSha
     return PValue{value.local, target, value.global};
   }
   if (value.sharding.IsManual() != target.IsManual()) {
-    std::string where = cause.consumer != nullptr ? Cat(" at %", cause.consumer->name())
-                                                  : std::string();
+    std::string where =
+        cause.consumer != nullptr ? Cat(" at %", cause.consumer->name()) : std::string();
     return Unimplemented("not supported yet: resharding ", PrintSharding(value.sharding), " to ",
                          PrintSharding(target), where,
                          " (manual values leave manual code through SPMDShardToFullShape)");
@@ -254,16 +254,14 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
     }
     computation_names_.insert(name);
   }
-  HloComputation* c =
-      module_.AddComputationBefore(std::make_unique<HloComputation>(name), before);
+  HloComputation* c = module_.AddComputationBefore(std::make_unique<HloComputation>(name), before);
   replaced_.insert(&original);
   PartitionState s(*this, original, *c);
   for (HloInstruction* inst : original.MakeInstructionPostOrder()) {
     if (inst->opcode() == HloOpcode::kParameter) {
       const int64_t number = inst->parameter_number();
-      const HloSharding sharding = number < static_cast<int64_t>(parameters.size())
-                                       ? parameters[number]
-                                       : s.TargetOf(*inst);
+      const HloSharding sharding =
+          number < static_cast<int64_t>(parameters.size()) ? parameters[number] : s.TargetOf(*inst);
       HloInstruction* param = s.Clone(*inst, {}, ShardShape(inst->shape(), sharding));
       s.SetValue(inst, PValue{param, sharding, inst->shape()});
       continue;
@@ -275,8 +273,8 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
     } else if (PartitionHandler handler = Handlers().Get(inst->opcode())) {
       value = handler(*inst, s);
     } else {
-      value = PartitionReplicated(*inst, s, Cat("no partitioning rule for ",
-                                                         OpcodeName(inst->opcode())));
+      value = PartitionReplicated(*inst, s,
+                                  Cat("no partitioning rule for ", OpcodeName(inst->opcode())));
     }
     if (!value.ok()) {
       in_progress_.erase(&original);
@@ -292,9 +290,9 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
   }
   const HloInstruction* old_root = original.root_instruction();
   const PValue& root_value = s.Value(old_root);
-  absl::StatusOr<PValue> result =
-      s.Reshard(root_value, root, Cause{old_root, root_value.sharding, nullptr, root,
-                                        Cat("result of ", original.name())});
+  absl::StatusOr<PValue> result = s.Reshard(
+      root_value, root,
+      Cause{old_root, root_value.sharding, nullptr, root, Cat("result of ", original.name())});
   in_progress_.erase(&original);
   if (!result.ok()) return result.status();
   c->set_root_instruction(result->local);
@@ -368,9 +366,8 @@ absl::StatusOr<PartitionReport> PartitionModule(HloModule& module, EntrySharding
     }
   }
   const std::set<const HloComputation*>& replaced = partitioner.replaced();
-  module.RemoveComputationsIf([&](const HloComputation* c) {
-    return replaced.count(c) > 0 && reachable.count(c) == 0;
-  });
+  module.RemoveComputationsIf(
+      [&](const HloComputation* c) { return replaced.count(c) > 0 && reachable.count(c) == 0; });
   partitioner.builder().maker().Finish();
   module.config().entry_parameter_layouts.reset();
   module.config().entry_result_layout.reset();

@@ -20,12 +20,12 @@ namespace xlite::spmd {
 // One collective the partitioner inserted, with its cause: the value
 // `producer` had `producer_sharding`; `consumer` needed `needed_sharding`.
 struct InsertedCollective {
-  std::string kind;         // all-gather, all-reduce, reduce-scatter, all-to-all, collective-permute
+  std::string kind;  // all-gather, all-reduce, reduce-scatter, all-to-all, collective-permute
   std::string computation;  // where it sits (original computation name)
   std::string name;         // the inserted instruction
   int64_t bytes = 0;        // per device: the larger of its operand and result
   std::string producer, producer_sharding, consumer, needed_sharding;
-  std::string reason;       // e.g. "operand of dot", "contracting dims split", "result"
+  std::string reason;  // e.g. "operand of dot", "contracting dims split", "result"
 };
 
 // An instruction the partitioner could not split: it ran on replicated
@@ -57,8 +57,7 @@ absl::StatusOr<EntryShardings> EntryShardingsOf(const HloModule& module);
 // Partitions `module` in place into its per-partition program; a module
 // with num_partitions == 1 is left as it is. Instructions without a
 // sharding are treated as replicated. Errors say what is not supported yet.
-absl::StatusOr<PartitionReport> PartitionModule(HloModule& module,
-                                                EntryShardings* entry = nullptr);
+absl::StatusOr<PartitionReport> PartitionModule(HloModule& module, EntryShardings* entry = nullptr);
 
 class SpmdPartitionerPass : public HloPass {
  public:

@@ -75,8 +75,7 @@ class PartitionState {
 
 // Computes the partitioned value of `inst`; its sharding need not be the
 // target (the driver reshards the result).
-using PartitionHandler = absl::StatusOr<PValue> (*)(const HloInstruction& inst,
-                                                    PartitionState& s);
+using PartitionHandler = absl::StatusOr<PValue> (*)(const HloInstruction& inst, PartitionState& s);
 
 // Pad and slice on split dims by halo exchange (partition_halo.cc); nullopt
 // when the op does not fit it, so the rule-based handler takes over.

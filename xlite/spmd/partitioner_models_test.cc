@@ -6,7 +6,8 @@ namespace xlite::spmd {
 namespace {
 
 const Model kPartitionerModels[] = {
-    {"data_parallel_mlp", R"(
+    {"data_parallel_mlp",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (x: f32[8,16], w1: f32[16,32], b1: f32[32], w2: f32[32,4]) -> f32[8,4] {
   %x = f32[8,16] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -22,7 +23,8 @@ ENTRY %e (x: f32[8,16], w1: f32[16,32], b1: f32[32], w2: f32[32,4]) -> f32[8,4] 
   ROOT %y = f32[8,4] dot(%r, %w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[$N,1]<=[$N]}
 })",
      {2, 4, 8}},
-    {"megatron_mlp", R"(
+    {"megatron_mlp",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (x: f32[8,16], w1: f32[16,32], w2: f32[32,16]) -> f32[8,16] {
   %x = f32[8,16] parameter(0), sharding={replicated}
@@ -33,7 +35,8 @@ ENTRY %e (x: f32[8,16], w1: f32[16,32], w2: f32[32,16]) -> f32[8,16] {
   ROOT %y = f32[8,16] dot(%t, %w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={replicated}
 })",
      {2, 4, 8}},
-    {"elementwise_broadcast", R"(
+    {"elementwise_broadcast",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[16,6], b: f32[6], c: f32[16,6]) -> f32[16,6] {
   %a = f32[16,6] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -45,7 +48,8 @@ ENTRY %e (a: f32[16,6], b: f32[6], c: f32[16,6]) -> f32[16,6] {
   ROOT %x = f32[16,6] exponential(%s)
 })",
      {2, 4, 8}},
-    {"reduce_over_sharded_dim", R"(
+    {"reduce_over_sharded_dim",
+     R"(
 HloModule m, num_partitions=$N
 %add (p: f32[], q: f32[]) -> f32[] {
   %p = f32[] parameter(0)
@@ -66,7 +70,8 @@ ENTRY %e (a: f32[6,16]) -> (f32[6], f32[6]) {
   ROOT %t = (f32[6], f32[6]) tuple(%sum, %top)
 })",
      {2, 4, 8}},
-    {"integer_reduce_with_init", R"(
+    {"integer_reduce_with_init",
+     R"(
 HloModule m, num_partitions=$N
 %add (p: s32[], q: s32[]) -> s32[] {
   %p = s32[] parameter(0)
@@ -79,7 +84,8 @@ ENTRY %e (a: s32[16,4]) -> s32[4] {
   ROOT %sum = s32[4] reduce(%a, %seven), dimensions={0}, to_apply=%add
 })",
      {2, 4}},
-    {"uneven_10_over_4", R"(
+    {"uneven_10_over_4",
+     R"(
 HloModule m, num_partitions=$N
 %add (p: f32[], q: f32[]) -> f32[] {
   %p = f32[] parameter(0)
@@ -105,7 +111,8 @@ ENTRY %e (a: f32[10,3], b: f32[10,3]) -> (f32[3], f32[3], f32[10,3]) {
   ROOT %t = (f32[3], f32[3], f32[10,3]) tuple(%sum, %low, %y)
 })",
      {4, 3}},
-    {"transpose_reshape", R"(
+    {"transpose_reshape",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[8,6]) -> (f32[6,8], f32[8,2,3], f32[48]) {
   %a = f32[8,6] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -116,7 +123,8 @@ ENTRY %e (a: f32[8,6]) -> (f32[6,8], f32[8,2,3], f32[48]) {
   ROOT %out = (f32[6,8], f32[8,2,3], f32[48]) tuple(%t, %r, %f)
 })",
      {2, 4}},
-    {"dot_contracting_sharded", R"(
+    {"dot_contracting_sharded",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[8,16], b: f32[16,4]) -> f32[8,4] {
   %a = f32[8,16] parameter(0), sharding={devices=[1,$N]<=[$N]}
@@ -124,7 +132,8 @@ ENTRY %e (a: f32[8,16], b: f32[16,4]) -> f32[8,4] {
   ROOT %d = f32[8,4] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })",
      {2, 4, 8}},
-    {"dot_contracting_sharded_result_sharded", R"(
+    {"dot_contracting_sharded_result_sharded",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[8,16], b: f32[16,4]) -> f32[8,4] {
   %a = f32[8,16] parameter(0), sharding={devices=[1,$N]<=[$N]}
@@ -132,7 +141,8 @@ ENTRY %e (a: f32[8,16], b: f32[16,4]) -> f32[8,4] {
   ROOT %d = f32[8,4] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sharding={devices=[$N,1]<=[$N]}
 })",
      {2, 4, 8}},
-    {"batch_dot_uneven_contracting", R"(
+    {"batch_dot_uneven_contracting",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[2,4,10], b: f32[2,10,3]) -> f32[2,4,3] {
   %a = f32[2,4,10] parameter(0), sharding={devices=[1,1,$N]<=[$N]}
@@ -140,7 +150,8 @@ ENTRY %e (a: f32[2,4,10], b: f32[2,10,3]) -> f32[2,4,3] {
   ROOT %d = f32[2,4,3] dot(%a, %b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
 })",
      {4}},
-    {"mesh_2x2_dot", R"(
+    {"mesh_2x2_dot",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (x: f32[8,16], w: f32[16,12]) -> f32[8,12] {
   %x = f32[8,16] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
@@ -149,7 +160,8 @@ ENTRY %e (x: f32[8,16], w: f32[16,12]) -> f32[8,12] {
   ROOT %r = f32[8,12] negate(%d), sharding={devices=[2,2]<=[4]}
 })",
      {4}},
-    {"reshard_between_dims", R"(
+    {"reshard_between_dims",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[8,8]) -> f32[8,8] {
   %a = f32[8,8] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -158,7 +170,8 @@ ENTRY %e (a: f32[8,8]) -> f32[8,8] {
   ROOT %d = f32[8,8] sqrt(%c), sharding={devices=[$N,1]<=[2,$N/2]T(1,0)}
 })",
      {4}},
-    {"iota_offsets", R"(
+    {"iota_offsets",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: s32[12,4]) -> s32[12,4] {
   %a = s32[12,4] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -166,7 +179,8 @@ ENTRY %e (a: s32[12,4]) -> s32[12,4] {
   ROOT %s = s32[12,4] add(%a, %i)
 })",
      {2, 4}},
-    {"while_sharded_state", R"(
+    {"while_sharded_state",
+     R"(
 HloModule m, num_partitions=$N
 %cond (s: (s32[], f32[8,4])) -> pred[] {
   %s = (s32[], f32[8,4]) parameter(0)
@@ -197,7 +211,8 @@ ENTRY %e (a: f32[8,4]) -> f32[8,4] {
     // Integer models on 4 partitions: slices, pads, concatenates, windows,
     // sorts, gathers and dynamic slices on sharded dims, uneven all-to-all,
     // device-order permutes, 2D meshes and branches.
-    {"slice", R"(
+    {"slice",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[12,4]) -> s32[5,4] {
   %a = s32[12,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -205,7 +220,8 @@ ENTRY %e (a: s32[12,4]) -> s32[5,4] {
   ROOT %s = s32[5,4] slice(%n), slice={[3:8], [0:4]}
 })",
      {4}},
-    {"concat", R"(
+    {"concat",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[8,4], b: s32[6,4]) -> s32[14,4] {
   %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -213,7 +229,8 @@ ENTRY %e (a: s32[8,4], b: s32[6,4]) -> s32[14,4] {
   ROOT %c = s32[14,4] concatenate(%a, %b), dimensions={0}
 })",
      {4}},
-    {"concat_other", R"(
+    {"concat_other",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[8,4], b: s32[8,6]) -> s32[8,10] {
   %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -221,7 +238,8 @@ ENTRY %e (a: s32[8,4], b: s32[8,6]) -> s32[8,10] {
   ROOT %c = s32[8,10] concatenate(%a, %b), dimensions={1}, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"pad", R"(
+    {"pad",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[8,4]) -> s32[11,4] {
   %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -229,7 +247,8 @@ ENTRY %e (a: s32[8,4]) -> s32[11,4] {
   ROOT %p = s32[11,4] pad(%a, %z), padding=1_2x0_0
 })",
      {4}},
-    {"pad_halo_both_sides", R"(
+    {"pad_halo_both_sides",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: s32[16,4]) -> s32[19,4] {
   %a = s32[16,4] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -237,7 +256,8 @@ ENTRY %e (a: s32[16,4]) -> s32[19,4] {
   ROOT %p = s32[19,4] pad(%a, %z), padding=2_1x0_0, sharding={devices=[$N,1]<=[$N]}
 })",
      {2, 4, 8}},
-    {"pad_halo_uneven_and_other_dim", R"(
+    {"pad_halo_uneven_and_other_dim",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: f32[10,3], v: f32[]) -> f32[13,5] {
   %a = f32[10,3] parameter(0), sharding={devices=[$N,1]<=[$N]}
@@ -245,7 +265,8 @@ ENTRY %e (a: f32[10,3], v: f32[]) -> f32[13,5] {
   ROOT %p = f32[13,5] pad(%a, %v), padding=1_2x1_1, sharding={devices=[$N,1]<=[$N]}
 })",
      {2, 4}},
-    {"pad_negative_low", R"(
+    {"pad_negative_low",
+     R"(
 HloModule m, num_partitions=$N
 ENTRY %e (a: s32[16]) -> s32[16] {
   %a = s32[16] parameter(0), sharding={devices=[$N]<=[$N]}
@@ -253,21 +274,24 @@ ENTRY %e (a: s32[16]) -> s32[16] {
   ROOT %p = s32[16] pad(%a, %z), padding=-3_3, sharding={devices=[$N]<=[$N]}
 })",
      {2, 4}},
-    {"slice_halo_2d", R"(
+    {"slice_halo_2d",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[12,8]) -> s32[9,6] {
   %a = s32[12,8] parameter(0), sharding={devices=[2,2]<=[4]}
   ROOT %s = s32[9,6] slice(%a), slice={[2:11], [1:7]}, sharding={devices=[2,2]<=[4]}
 })",
      {4}},
-    {"slice_halo_partial_replication", R"(
+    {"slice_halo_partial_replication",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[16,4]) -> s32[14,4] {
   %a = s32[16,4] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
   ROOT %s = s32[14,4] slice(%a), slice={[1:15], [0:4]}, sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
 })",
      {4}},
-    {"pad_past_the_neighbour", R"(
+    {"pad_past_the_neighbour",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[8]) -> s32[20] {
   %a = s32[8] parameter(0), sharding={devices=[4]<=[4]}
@@ -275,14 +299,16 @@ ENTRY %e (a: s32[8]) -> s32[20] {
   ROOT %p = s32[20] pad(%a, %z), padding=9_3, sharding={devices=[4]<=[4]}
 })",
      {4}},
-    {"reverse", R"(
+    {"reverse",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[10,4]) -> s32[10,4] {
   %a = s32[10,4] parameter(0), sharding={devices=[4,1]<=[4]}
   ROOT %r = s32[10,4] reverse(%a), dimensions={0}, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"reverse_even_mirrored", R"(
+    {"reverse_even_mirrored",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[8,4]) -> s32[8,4] {
   %a = s32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -290,7 +316,8 @@ ENTRY %e (a: s32[8,4]) -> s32[8,4] {
   ROOT %n = s32[8,4] negate(%r)
 })",
      {4}},
-    {"reverse_2d_mesh", R"(
+    {"reverse_2d_mesh",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[4,6,8]) -> s32[8,4,6] {
   %a = s32[4,6,8] parameter(0), sharding={devices=[2,1,2]<=[4]}
@@ -298,7 +325,8 @@ ENTRY %e (a: s32[4,6,8]) -> s32[8,4,6] {
   ROOT %r = s32[8,4,6] reverse(%t), dimensions={0,1}, sharding={devices=[2,2,1]<=[4]}
 })",
      {4}},
-    {"sort", R"(
+    {"sort",
+     R"(
 HloModule m, num_partitions=4
 %lt (p: s32[], q: s32[]) -> pred[] {
   %p = s32[] parameter(0)
@@ -310,21 +338,24 @@ ENTRY %e (a: s32[8,6]) -> s32[8,6] {
   ROOT %s = s32[8,6] sort(%a), dimensions={1}, to_apply=%lt, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"reshape_minor", R"(
+    {"reshape_minor",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[6,8]) -> s32[48] {
   %a = s32[6,8] parameter(0), sharding={devices=[1,4]<=[4]}
   ROOT %r = s32[48] reshape(%a), sharding={devices=[4]<=[4]}
 })",
      {4}},
-    {"reshape_uneven", R"(
+    {"reshape_uneven",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[10,3]) -> s32[30] {
   %a = s32[10,3] parameter(0), sharding={devices=[4,1]<=[4]}
   ROOT %r = s32[30] reshape(%a), sharding={devices=[4]<=[4]}
 })",
      {4}},
-    {"gather", R"(
+    {"gather",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (t: s32[16,4], i: s32[6]) -> s32[6,4] {
   %t = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -333,7 +364,8 @@ ENTRY %e (t: s32[16,4], i: s32[6]) -> s32[6,4] {
   ROOT %g = s32[6,4] gather(%t, %ii), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
 })",
      {4}},
-    {"dynamic_slice", R"(
+    {"dynamic_slice",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[16,4], i: s32[]) -> s32[4,4] {
   %a = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -342,7 +374,8 @@ ENTRY %e (a: s32[16,4], i: s32[]) -> s32[4,4] {
   ROOT %d = s32[4,4] dynamic-slice(%a, %i, %z), dynamic_slice_sizes={4,4}
 })",
      {4}},
-    {"dus", R"(
+    {"dus",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[16,4], u: s32[3,4], i: s32[]) -> s32[16,4] {
   %a = s32[16,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -352,7 +385,8 @@ ENTRY %e (a: s32[16,4], u: s32[3,4], i: s32[]) -> s32[16,4] {
   ROOT %d = s32[16,4] dynamic-update-slice(%a, %u, %i, %z), sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"reduce_window", R"(
+    {"reduce_window",
+     R"(
 HloModule m, num_partitions=4
 %add (p: s32[], q: s32[]) -> s32[] {
   %p = s32[] parameter(0)
@@ -365,35 +399,40 @@ ENTRY %e (a: s32[16,4]) -> s32[15,4] {
   ROOT %w = s32[15,4] reduce-window(%a, %z), window={size=2x1}, to_apply=%add
 })",
      {4}},
-    {"transpose_uneven", R"(
+    {"transpose_uneven",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[10,6]) -> s32[6,10] {
   %a = s32[10,6] parameter(0), sharding={devices=[4,1]<=[4]}
   ROOT %t = s32[6,10] transpose(%a), dimensions={1,0}, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"alltoall_uneven", R"(
+    {"alltoall_uneven",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[10,6]) -> s32[10,6] {
   %a = s32[10,6] parameter(0), sharding={devices=[4,1]<=[4]}
   ROOT %t = s32[10,6] negate(%a), sharding={devices=[1,4]<=[4]}
 })",
      {4}},
-    {"permute", R"(
+    {"permute",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[8,6]) -> s32[8,6] {
   %a = s32[8,6] parameter(0), sharding={devices=[4,1]<=[4]}
   ROOT %t = s32[8,6] negate(%a), sharding={devices=[4,1]3,1,0,2}
 })",
      {4}},
-    {"broadcast_sharded", R"(
+    {"broadcast_sharded",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[10]) -> s32[10,8] {
   %a = s32[10] parameter(0), sharding={devices=[4]<=[4]}
   ROOT %b = s32[10,8] broadcast(%a), dimensions={0}, sharding={devices=[1,4]<=[4]}
 })",
      {4}},
-    {"reduce_2d_mesh", R"(
+    {"reduce_2d_mesh",
+     R"(
 HloModule m, num_partitions=4
 %add (p: s32[], q: s32[]) -> s32[] {
   %p = s32[] parameter(0)
@@ -406,7 +445,8 @@ ENTRY %e (a: s32[6,10]) -> s32[6] {
   ROOT %r = s32[6] reduce(%a, %z), dimensions={1}, to_apply=%add, sharding={devices=[2,2]<=[4] last_tile_dim_replicate}
 })",
      {4}},
-    {"conditional", R"(
+    {"conditional",
+     R"(
 HloModule m, num_partitions=4
 %t (p: s32[8,4]) -> s32[8,4] {
   %p = s32[8,4] parameter(0)
@@ -426,14 +466,16 @@ ENTRY %e (a: s32[8,4], c: pred[]) -> s32[8,4] {
     // scatter and gather on either side, convolutions, 2D-mesh batch dots,
     // select-and-scatter, uneven multiply-reduce, reshape splits, loops
     // whose body uses its counter.
-    {"strided_slice", R"(
+    {"strided_slice",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[13,4]) -> s32[5,4] {
   %a = s32[13,4] parameter(0), sharding={devices=[4,1]<=[4]}
   ROOT %s = s32[5,4] slice(%a), slice={[1:11:2], [0:4]}, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"interior_pad", R"(
+    {"interior_pad",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[6,4]) -> s32[12,4] {
   %a = s32[6,4] parameter(0), sharding={devices=[4,1]<=[4]}
@@ -441,7 +483,8 @@ ENTRY %e (a: s32[6,4]) -> s32[12,4] {
   ROOT %p = s32[12,4] pad(%a, %z), padding=-1_2_1x0_0, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"argmax", R"(
+    {"argmax",
+     R"(
 HloModule m, num_partitions=4
 %am (a: s32[], i: s32[], b: s32[], j: s32[]) -> (s32[], s32[]) {
   %a = s32[] parameter(0)
@@ -461,7 +504,8 @@ ENTRY %e (a: s32[4,10]) -> (s32[4], s32[4]) {
   ROOT %r = (s32[4], s32[4]) reduce(%a, %i, %m, %z), dimensions={1}, to_apply=%am
 })",
      {4}},
-    {"scatter", R"(
+    {"scatter",
+     R"(
 HloModule m, num_partitions=4
 %add (p: s32[], q: s32[]) -> s32[] {
   %p = s32[] parameter(0)
@@ -476,7 +520,8 @@ ENTRY %e (t: s32[16,4], i: s32[5], u: s32[5,4]) -> s32[16,4] {
   ROOT %s = s32[16,4] scatter(%t, %ii, %u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"scatter_cols", R"(
+    {"scatter_cols",
+     R"(
 HloModule m, num_partitions=4
 %add (p: s32[], q: s32[]) -> s32[] {
   %p = s32[] parameter(0)
@@ -491,7 +536,8 @@ ENTRY %e (t: s32[16,8], i: s32[5], u: s32[5,8]) -> s32[16,8] {
   ROOT %s = s32[16,8] scatter(%t, %ii, %u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add, sharding={devices=[1,4]<=[4]}
 })",
      {4}},
-    {"gather_cols", R"(
+    {"gather_cols",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (t: s32[16,8], i: s32[6]) -> s32[6,8] {
   %t = s32[16,8] parameter(0), sharding={devices=[1,4]<=[4]}
@@ -500,7 +546,8 @@ ENTRY %e (t: s32[16,8], i: s32[6]) -> s32[6,8] {
   ROOT %g = s32[6,8] gather(%t, %ii), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}, sharding={devices=[1,4]<=[4]}
 })",
      {4}},
-    {"gather_idx_sharded", R"(
+    {"gather_idx_sharded",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (t: s32[16,8], i: s32[8]) -> s32[8,8] {
   %t = s32[16,8] parameter(0)
@@ -509,7 +556,8 @@ ENTRY %e (t: s32[16,8], i: s32[8]) -> s32[8,8] {
   ROOT %g = s32[8,8] gather(%t, %ii), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"conv_batch", R"(
+    {"conv_batch",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (x: s32[4,8,3], k: s32[3,3,5]) -> s32[4,6,5] {
   %x = s32[4,8,3] parameter(0), sharding={devices=[4,1,1]<=[4]}
@@ -517,7 +565,8 @@ ENTRY %e (x: s32[4,8,3], k: s32[3,3,5]) -> s32[4,6,5] {
   ROOT %c = s32[4,6,5] convolution(%x, %k), window={size=3}, dim_labels=b0f_0io->b0f
 })",
      {4}},
-    {"conv_spatial", R"(
+    {"conv_spatial",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (x: s32[2,8,3], k: s32[3,3,5]) -> s32[2,6,5] {
   %x = s32[2,8,3] parameter(0), sharding={devices=[1,4,1]<=[4]}
@@ -525,7 +574,8 @@ ENTRY %e (x: s32[2,8,3], k: s32[3,3,5]) -> s32[2,6,5] {
   ROOT %c = s32[2,6,5] convolution(%x, %k), window={size=3}, dim_labels=b0f_0io->b0f, sharding={devices=[1,4,1]<=[4]}
 })",
      {4}},
-    {"conv_feature", R"(
+    {"conv_feature",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (x: s32[2,8,4], k: s32[3,4,5]) -> s32[2,6,5] {
   %x = s32[2,8,4] parameter(0), sharding={devices=[1,1,4]<=[4]}
@@ -533,7 +583,8 @@ ENTRY %e (x: s32[2,8,4], k: s32[3,4,5]) -> s32[2,6,5] {
   ROOT %c = s32[2,6,5] convolution(%x, %k), window={size=3}, dim_labels=b0f_0io->b0f
 })",
      {4}},
-    {"dot_both_batch", R"(
+    {"dot_both_batch",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[4,6,5], b: s32[4,5,3]) -> s32[4,6,3] {
   %a = s32[4,6,5] parameter(0), sharding={devices=[2,2,1]<=[4]}
@@ -541,7 +592,8 @@ ENTRY %e (a: s32[4,6,5], b: s32[4,5,3]) -> s32[4,6,3] {
   ROOT %d = s32[4,6,3] dot(%a, %b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, sharding={devices=[2,1,2]<=[4]}
 })",
      {4}},
-    {"select_and_scatter", R"(
+    {"select_and_scatter",
+     R"(
 HloModule m, num_partitions=4
 %ge (p: s32[], q: s32[]) -> pred[] {
   %p = s32[] parameter(0)
@@ -560,7 +612,8 @@ ENTRY %e (a: s32[8,4], s: s32[4,4]) -> s32[8,4] {
   ROOT %r = s32[8,4] select-and-scatter(%a, %s, %z), window={size=2x1 stride=2x1}, select=%ge, scatter=%add, sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"reduce_mul_uneven", R"(
+    {"reduce_mul_uneven",
+     R"(
 HloModule m, num_partitions=4
 %mul (p: s32[], q: s32[]) -> s32[] {
   %p = s32[] parameter(0)
@@ -573,21 +626,24 @@ ENTRY %e (a: s32[3,7]) -> s32[3] {
   ROOT %r = s32[3] reduce(%a, %one), dimensions={1}, to_apply=%mul
 })",
      {4}},
-    {"reshape_split_dim", R"(
+    {"reshape_split_dim",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[24]) -> s32[4,6] {
   %a = s32[24] parameter(0), sharding={devices=[4]<=[4]}
   ROOT %r = s32[4,6] reshape(%a), sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"reshape_split_dim_bad", R"(
+    {"reshape_split_dim_bad",
+     R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: s32[24]) -> s32[6,4] {
   %a = s32[24] parameter(0), sharding={devices=[4]<=[4]}
   ROOT %r = s32[6,4] reshape(%a), sharding={devices=[4,1]<=[4]}
 })",
      {4}},
-    {"while_counter_sharded", R"(
+    {"while_counter_sharded",
+     R"(
 HloModule m, num_partitions=4
 %cond (s: (s32[], s32[8])) -> pred[] {
   %s = (s32[], s32[8]) parameter(0)

@@ -133,8 +133,8 @@ TEST(PartitionerTest, MegatronMlpNeedsExactlyOneAllReduce) {
 }
 
 TEST(PartitionerTest, ContractingSplitWithShardedResultReduceScatters) {
-  auto module =
-      ExpectSameAsUnsharded(WithPartitions(ModelNamed("dot_contracting_sharded_result_sharded").text, 4));
+  auto module = ExpectSameAsUnsharded(
+      WithPartitions(ModelNamed("dot_contracting_sharded_result_sharded").text, 4));
   ASSERT_NE(module, nullptr);
   const std::map<std::string, int> expected = {{"reduce-scatter", 1}};
   EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
@@ -142,9 +142,9 @@ TEST(PartitionerTest, ContractingSplitWithShardedResultReduceScatters) {
 
 TEST(PartitionerTest, ReshardsWithTheCheapestCollective) {
   const std::pair<const char*, const char*> cases[] = {
-      {"permute", "collective-permute"},        // same tiles, other devices
-      {"alltoall_uneven", "all-to-all"},        // the split moves to another dim
-      {"reduce_2d_mesh", "all-reduce"},         // over the reduced mesh axis only
+      {"permute", "collective-permute"},  // same tiles, other devices
+      {"alltoall_uneven", "all-to-all"},  // the split moves to another dim
+      {"reduce_2d_mesh", "all-reduce"},   // over the reduced mesh axis only
   };
   for (const auto& [model, collective] : cases) {
     SCOPED_TRACE(model);

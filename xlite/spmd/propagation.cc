@@ -39,8 +39,8 @@ absl::Status ValidateAnnotations(const HloModule& module, bool is_spmd) {
       if (!inst->has_sharding()) continue;
       absl::Status status = inst->sharding().Validate(inst->shape(), devices);
       if (!status.ok()) {
-        return InvalidArgument("sharding of %", inst->name(), " (", inst->shape().ToString(),
-                               ") ", PrintSharding(inst->sharding()), ": ", status.message(),
+        return InvalidArgument("sharding of %", inst->name(), " (", inst->shape().ToString(), ") ",
+                               PrintSharding(inst->sharding()), ": ", status.message(),
                                inferred ? "" : absl::StrCat(" (num_partitions=", devices, ")"));
       }
     }
@@ -72,12 +72,18 @@ namespace {
 
 const char* KindWord(ShardingOrigin::Kind kind) {
   switch (kind) {
-    case ShardingOrigin::Kind::kNone: return "none";
-    case ShardingOrigin::Kind::kAnnotation: return "annotated";
-    case ShardingOrigin::Kind::kForward: return "forward";
-    case ShardingOrigin::Kind::kBackward: return "backward";
-    case ShardingOrigin::Kind::kLinked: return "linked";
-    case ShardingOrigin::Kind::kRule: return "rule";
+    case ShardingOrigin::Kind::kNone:
+      return "none";
+    case ShardingOrigin::Kind::kAnnotation:
+      return "annotated";
+    case ShardingOrigin::Kind::kForward:
+      return "forward";
+    case ShardingOrigin::Kind::kBackward:
+      return "backward";
+    case ShardingOrigin::Kind::kLinked:
+      return "linked";
+    case ShardingOrigin::Kind::kRule:
+      return "rule";
   }
   return "?";
 }
@@ -170,13 +176,13 @@ void RegisterSpmdPasses() {
           XLITE_RETURN_IF_ERROR(flag("propagate_to_parameters", &options.propagate_to_parameters));
           return std::unique_ptr<HloPass>(std::make_unique<ShardingPropagationPass>(options));
         }});
-    RegisterPass(PassInfo{
-        "spmd-partitioner",
-        "SPMD partitioning: the per-partition program of a sharded module (shard shapes, "
-        "partition-id offsets, collectives between shardings)",
-        [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
-          return std::unique_ptr<HloPass>(std::make_unique<SpmdPartitionerPass>());
-        }});
+    RegisterPass(
+        PassInfo{"spmd-partitioner",
+                 "SPMD partitioning: the per-partition program of a sharded module (shard shapes, "
+                 "partition-id offsets, collectives between shardings)",
+                 [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
+                   return std::unique_ptr<HloPass>(std::make_unique<SpmdPartitionerPass>());
+                 }});
     return true;
   }();
   (void)registered;

@@ -37,7 +37,8 @@ Propagated Propagate(std::string_view text, PropagationOptions options = {}) {
 std::string ShardingOf(const Propagated& p, std::string_view name) {
   for (const auto& c : p.module->computations()) {
     for (const auto& inst : c->instructions()) {
-      if (inst->name() == name) return inst->has_sharding() ? PrintSharding(inst->sharding()) : "none";
+      if (inst->name() == name)
+        return inst->has_sharding() ? PrintSharding(inst->sharding()) : "none";
     }
   }
   return "missing";
@@ -105,7 +106,8 @@ ENTRY %e (a: f32[8,4]) -> f32[8,4] {
   EXPECT_EQ(ShardingOf(p, "x"), "{devices=[1,2]<=[2]}");
   const InstructionOrigins* x = p.result.Find("x");
   ASSERT_FALSE(x->leaves[0].conflicts.empty());
-  EXPECT_THAT(x->leaves[0].conflicts[0], HasSubstr("annotation kept over: {devices=[2,1]<=[2]} from %a"));
+  EXPECT_THAT(x->leaves[0].conflicts[0],
+              HasSubstr("annotation kept over: {devices=[2,1]<=[2]} from %a"));
 }
 
 TEST(PropagationTest, WhileValuesAgree) {
@@ -172,7 +174,8 @@ TEST(PropagationCorpusTest, DeepseekTrainStep) {
   int64_t ending_at_annotation = 0, forward_or_backward = 0;
   for (const InstructionOrigins& o : p.result.instructions) {
     const ShardingOrigin& leaf = o.leaves.empty() ? ShardingOrigin{} : o.leaves[0];
-    if (leaf.kind != ShardingOrigin::Kind::kForward && leaf.kind != ShardingOrigin::Kind::kBackward) {
+    if (leaf.kind != ShardingOrigin::Kind::kForward &&
+        leaf.kind != ShardingOrigin::Kind::kBackward) {
       continue;
     }
     ++forward_or_backward;

@@ -12,9 +12,7 @@ namespace {
 
 // XLA's IsSpatiallyPartitioned: tiled or replicated (not maximal, manual,
 // unknown).
-bool IsSpatiallyPartitioned(const HloSharding& s) {
-  return s.IsTiled() || s.IsReplicated();
-}
+bool IsSpatiallyPartitioned(const HloSharding& s) { return s.IsTiled() || s.IsReplicated(); }
 
 std::vector<HloSharding> LeafShardings(const HloSharding& s, int64_t leaves) {
   if (s.IsTuple()) return s.tuple_elements();
@@ -61,7 +59,8 @@ int64_t Propagator::ElementLeafOffset(const HloInstruction* inst, int64_t elemen
   std::vector<int64_t>& offsets = element_offsets_[index];
   if (offsets.empty()) {
     offsets.push_back(0);
-    for (const Shape& s : inst->shape().tuple_shapes()) offsets.push_back(offsets.back() + s.LeafCount());
+    for (const Shape& s : inst->shape().tuple_shapes())
+      offsets.push_back(offsets.back() + s.LeafCount());
   }
   return element < static_cast<int64_t>(offsets.size()) ? offsets[element] : offsets.back();
 }
@@ -198,8 +197,8 @@ void Propagator::InitSlots() {
                          : (static_cast<int64_t>(p) < inst->operand_count() ? inst->operand(p)
                                                                             : nullptr);
             if (arg != nullptr && (!branches || p == 0)) {
-              LinkValues(arg, 0, param, 0, std::min(arg->shape().LeafCount(),
-                                                    param->shape().LeafCount()));
+              LinkValues(arg, 0, param, 0,
+                         std::min(arg->shape().LeafCount(), param->shape().LeafCount()));
             }
           }
         }

@@ -8,8 +8,7 @@ namespace xlite::spmd {
 namespace {
 
 bool IsCustomCall(const HloInstruction& inst, std::string_view target) {
-  return inst.opcode() == HloOpcode::kCustomCall &&
-         inst.attrs<CustomCallAttrs>().target == target;
+  return inst.opcode() == HloOpcode::kCustomCall && inst.attrs<CustomCallAttrs>().target == target;
 }
 
 // Ops that pass whole values (leaves) through unchanged.
@@ -149,8 +148,7 @@ bool Propagator::InferForward(int64_t index) {
 }
 
 std::optional<HloSharding> Propagator::FromUserRule(const HloInstruction& user,
-                                                    const FactorRule& rule,
-                                                    int64_t operand_index) {
+                                                    const FactorRule& rule, int64_t operand_index) {
   if (operand_index >= static_cast<int64_t>(rule.operands.size())) return std::nullopt;
   int64_t result = rule.result_of_operand[operand_index];
   if (result < 0) result = 0;
@@ -171,7 +169,8 @@ std::optional<HloSharding> Propagator::FromUserRule(const HloInstruction& user,
     if (j == operand_index || !rule.operands[j]) continue;
     const HloSharding* other = Get(SlotOf(user.operand(j), 0));
     if (other == nullptr || !other->IsTiled()) continue;
-    HloSharding implied = ProjectThrough(rule, *rule.operands[j], *rule.operands[operand_index], *other);
+    HloSharding implied =
+        ProjectThrough(rule, *rule.operands[j], *rule.operands[operand_index], *other);
     if (may_combine && from_result.HasPartialReplication() && implied.HasPartialReplication()) {
       if (std::optional<HloSharding> m = MergeShardings(from_result, implied)) {
         from_result = std::move(*m);

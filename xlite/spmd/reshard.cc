@@ -46,8 +46,7 @@ std::vector<int64_t> DataIndex(const HloSharding& s, int64_t device, int64_t ran
 // The dims (a, b) when `to` is `from` with the split of dim a moved to dim
 // b, device by device (one all-to-all).
 std::optional<std::pair<int64_t, int64_t>> FindAllToAll(const HloSharding& from,
-                                                        const HloSharding& to,
-                                                        const Shape& global,
+                                                        const HloSharding& to, const Shape& global,
                                                         int64_t num_devices) {
   if (!Tiled(from, global) || !Tiled(to, global) || global.rank() < 2) return std::nullopt;
   if (from.IsManualSubgroup() || to.IsManualSubgroup() ||
@@ -224,8 +223,8 @@ HloInstruction* EmitSlice(PartitionBuilder& b, HloComputation& c, HloInstruction
 }
 
 HloInstruction* EmitAllToAll(PartitionBuilder& b, HloComputation& c, HloInstruction* local,
-                             const HloSharding& from, const ReshardStep& step,
-                             const Shape& global, const Cause& cause) {
+                             const HloSharding& from, const ReshardStep& step, const Shape& global,
+                             const Cause& cause) {
   const int64_t a = step.dim, bd = step.to_dim;
   const int64_t rank = global.rank();
   const int64_t k = TilesAlong(from, a);

@@ -21,8 +21,8 @@ struct ReshardStep {
   int64_t dim = -1;     // all-gather: the dim; all-to-all: the dim split before
   int64_t to_dim = -1;  // all-to-all: the dim split after
   std::vector<std::pair<int64_t, int64_t>> pairs;  // permute: source -> target
-  HloSharding result;   // the sharding after this step
-  int64_t bytes = 0;    // communicated per device
+  HloSharding result;                              // the sharding after this step
+  int64_t bytes = 0;                               // communicated per device
 };
 
 // The steps from `from` to `to` (both as ForPartitioning gives them) for an

@@ -41,9 +41,8 @@ absl::StatusOr<Literal> ShardOf(const Literal& global, const HloSharding& shardi
   if (shape.IsTuple()) {
     std::vector<Literal> elements;
     for (int64_t i = 0; i < shape.tuple_size(); ++i) {
-      XLITE_ASSIGN_OR_RETURN(Literal element,
-                             ShardOf(global.tuple_elements()[i],
-                                     ElementSharding(sharding, shape, i), device));
+      XLITE_ASSIGN_OR_RETURN(Literal element, ShardOf(global.tuple_elements()[i],
+                                                      ElementSharding(sharding, shape, i), device));
       elements.push_back(std::move(element));
     }
     return Literal::Tuple(std::move(elements));
@@ -58,8 +57,7 @@ absl::StatusOr<Literal> ShardOf(const Literal& global, const HloSharding& shardi
 }
 
 absl::StatusOr<Literal> AssembleFromShards(absl::Span<const Literal> shards,
-                                           const HloSharding& sharding,
-                                           const Shape& global_shape) {
+                                           const HloSharding& sharding, const Shape& global_shape) {
   if (shards.empty()) return InvalidArgument("no shards to assemble");
   if (global_shape.IsTuple()) {
     std::vector<Literal> elements;
@@ -72,10 +70,10 @@ absl::StatusOr<Literal> AssembleFromShards(absl::Span<const Literal> shards,
         }
         element_shards.push_back(shard.tuple_elements()[i]);
       }
-      XLITE_ASSIGN_OR_RETURN(Literal element,
-                             AssembleFromShards(element_shards,
-                                                ElementSharding(sharding, global_shape, i),
-                                                global_shape.tuple_shapes(i)));
+      XLITE_ASSIGN_OR_RETURN(
+          Literal element,
+          AssembleFromShards(element_shards, ElementSharding(sharding, global_shape, i),
+                             global_shape.tuple_shapes(i)));
       elements.push_back(std::move(element));
     }
     return Literal::Tuple(std::move(elements));

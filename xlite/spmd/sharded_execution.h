@@ -21,15 +21,13 @@ namespace xlite::spmd {
 // The shard of `global` that `device` holds under `sharding`: the padded
 // tile of ShardShape (padding zero) for tiled shardings, the whole value
 // otherwise; tuples leaf by leaf.
-absl::StatusOr<Literal> ShardOf(const Literal& global, const HloSharding& sharding,
-                                int64_t device);
+absl::StatusOr<Literal> ShardOf(const Literal& global, const HloSharding& sharding, int64_t device);
 
 // The global value of `global_shape` whose shards are `shards` (one per
 // device, device order) under `sharding`: every device's real tile copied
 // into place; replicated values from device 0.
 absl::StatusOr<Literal> AssembleFromShards(absl::Span<const Literal> shards,
-                                           const HloSharding& sharding,
-                                           const Shape& global_shape);
+                                           const HloSharding& sharding, const Shape& global_shape);
 
 // What the `spmd` pipeline did to a module: the entry shardings after
 // propagation (how to split inputs and assemble outputs) and the

@@ -7,9 +7,8 @@ namespace xlite::printer_internal {
 namespace {
 
 bool HasNoSharedAttributes(const HloInstruction& inst) {
-  return !inst.has_sharding() && inst.metadata().empty() &&
-         inst.frontend_attributes().empty() && inst.backend_config().empty() &&
-         inst.statistics() == nullptr && inst.origin().empty() &&
+  return !inst.has_sharding() && inst.metadata().empty() && inst.frontend_attributes().empty() &&
+         inst.backend_config().empty() && inst.statistics() == nullptr && inst.origin().empty() &&
          inst.control_predecessors().empty() && inst.control_successors().empty();
 }
 
@@ -38,8 +37,8 @@ bool RebuildsFromSugar(const HloInstruction& start, const HloComputation& c) {
   const HloInstruction* root = c.root_instruction();
   const auto& async = start.attrs<AsyncAttrs>();
   if (root == nullptr || c.is_entry() || !SugarNamesAreFree(root->opcode()) ||
-      !async.output_to_operand_aliasing.empty() ||
-      c.execution_thread() != async.execution_thread || !HasNoSharedAttributes(*root)) {
+      !async.output_to_operand_aliasing.empty() || c.execution_thread() != async.execution_thread ||
+      !HasNoSharedAttributes(*root)) {
     return false;
   }
   const Shape& shape = start.shape();

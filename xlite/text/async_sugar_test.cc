@@ -19,8 +19,7 @@ std::string ExplicitChain(std::string_view wrapped_body, std::string_view start_
   return std::string("HloModule m\n\n%w (a: f32[4]) -> f32[8] {\n") + std::string(wrapped_body) +
          "}\n\nENTRY %e (p: f32[4]) -> f32[8] {\n  %p = f32[4]{0} parameter(0)\n"
          "  %s = ((f32[4]{0}), f32[8]{0}, s32[]) async-start(%p), calls=%w" +
-         std::string(start_attrs) +
-         "\n  ROOT %d = f32[8]{0} async-done(%s)\n}\n";
+         std::string(start_attrs) + "\n  ROOT %d = f32[8]{0} async-done(%s)\n}\n";
 }
 
 // Prints `text` with default options and checks the output is a fixed point.
@@ -38,10 +37,10 @@ std::string Printed(std::string_view text) {
 }
 
 TEST(AsyncSugarTest, OneInstructionOverTheParametersPrintsAsSugar) {
-  std::string printed = Printed(ExplicitChain(
-      "  %a = f32[4]{0} parameter(0)\n"
-      "  ROOT %c = f32[8]{0} custom-call(%a), custom_call_target=\"foo\"\n",
-      ", backend_config=\"on the start\""));
+  std::string printed =
+      Printed(ExplicitChain("  %a = f32[4]{0} parameter(0)\n"
+                            "  ROOT %c = f32[8]{0} custom-call(%a), custom_call_target=\"foo\"\n",
+                            ", backend_config=\"on the start\""));
   EXPECT_EQ(printed,
             "HloModule m\n\nENTRY %e (p: f32[4]) -> f32[8] {\n"
             "  %p = f32[4]{0} parameter(0)\n"
@@ -126,7 +125,8 @@ TEST(AsyncSugarTest, OptionOffPrintsEveryChainExplicitly) {
   std::string printed = PrintModule(**module, options);
   EXPECT_THAT(printed, HasSubstr("%w (a: f32[4]) -> f32[8] {"));
   EXPECT_THAT(printed, HasSubstr("async-start(%p), calls=%w\n"));
-  EXPECT_THAT(PrintModule(**module), HasSubstr("custom-call-start(%p), custom_call_target=\"foo\"\n"));
+  EXPECT_THAT(PrintModule(**module),
+              HasSubstr("custom-call-start(%p), custom_call_target=\"foo\"\n"));
   EXPECT_EQ(printer_internal::SugaredAsyncComputations(**module).size(), 1u);
 }
 

@@ -20,9 +20,8 @@ bool SplitInts(std::string_view text, char sep, std::vector<int64_t>* out) {
   size_t start = 0;
   while (true) {
     size_t end = text.find(sep, start);
-    std::string_view piece = text.substr(start, end == std::string_view::npos
-                                                    ? std::string_view::npos
-                                                    : end - start);
+    std::string_view piece =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), v);
     if (piece.empty() || ec != std::errc() || ptr != piece.data() + piece.size()) {
@@ -40,8 +39,8 @@ absl::Status HloTextParser::ParseEnum(const EnumSpelling& spelling, int* index) 
   if (kind() != TokKind::kIdent) return Expected("an enumerator");
   int found = FindEnumName(spelling, tok().text);
   if (found < 0) {
-    return Error(Cat("unknown value '", tok().text, "' (expected one of ",
-                     EnumNameList(spelling), ")"));
+    return Error(
+        Cat("unknown value '", tok().text, "' (expected one of ", EnumNameList(spelling), ")"));
   }
   *index = found;
   Advance();
@@ -88,29 +87,29 @@ absl::Status HloTextParser::ParseMetadata(OpMetadata* m) {
 
 absl::Status HloTextParser::ParseFrontendAttributes(FrontendAttributes* attributes) {
   attributes->clear();
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{",
-                                       [&]() -> absl::Status {
-    FrontendAttribute attr;
-    if (kind() == TokKind::kAttrName) {
-      attr.key = std::string(tok().text);
-      Advance();
-    } else if (kind() == TokKind::kString) {
-      XLITE_RETURN_IF_ERROR(ParseString(&attr.key));
-      XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
-    } else {
-      return Expected("a frontend attribute key=");
-    }
-    if (kind() == TokKind::kLbrace) {
-      std::string_view block;
-      if (!lexer_.ScanBraceBlock(&block)) return Error("unbalanced '{' in frontend attribute");
-      attr.value = std::string(block);
-      attr.is_json = true;
-    } else {
-      XLITE_RETURN_IF_ERROR(ParseString(&attr.value));
-    }
-    attributes->push_back(std::move(attr));
-    return absl::OkStatus();
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+        FrontendAttribute attr;
+        if (kind() == TokKind::kAttrName) {
+          attr.key = std::string(tok().text);
+          Advance();
+        } else if (kind() == TokKind::kString) {
+          XLITE_RETURN_IF_ERROR(ParseString(&attr.key));
+          XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
+        } else {
+          return Expected("a frontend attribute key=");
+        }
+        if (kind() == TokKind::kLbrace) {
+          std::string_view block;
+          if (!lexer_.ScanBraceBlock(&block)) return Error("unbalanced '{' in frontend attribute");
+          attr.value = std::string(block);
+          attr.is_json = true;
+        } else {
+          XLITE_RETURN_IF_ERROR(ParseString(&attr.value));
+        }
+        attributes->push_back(std::move(attr));
+        return absl::OkStatus();
+      }));
   // Insertion sort: stable, and the lists are short.
   for (size_t i = 1; i < attributes->size(); ++i) {
     for (size_t j = i; j > 0 && (*attributes)[j].key < (*attributes)[j - 1].key; --j) {
@@ -128,7 +127,8 @@ absl::Status HloTextParser::ParseStatistics(Statistics* statistics) {
     Advance();
     if (first) {
       first = false;
-      if (name != "visualizing_index") return Error("statistics must start with visualizing_index=");
+      if (name != "visualizing_index")
+        return Error("statistics must start with visualizing_index=");
       return ParseInt(&statistics->visualizing_index);
     }
     double value;
@@ -145,8 +145,7 @@ absl::Status HloTextParser::ParseWindow(Window* window) {
   std::vector<std::vector<int64_t>> pad;
   bool has_size = false;
   auto parse_dxd = [&](std::vector<int64_t>* out) -> absl::Status {
-    if ((kind() != TokKind::kDxD && kind() != TokKind::kInt) ||
-        !SplitInts(tok().text, 'x', out)) {
+    if ((kind() != TokKind::kDxD && kind() != TokKind::kInt) || !SplitInts(tok().text, 'x', out)) {
       return Expected("window sizes like 3x3");
     }
     Advance();
@@ -174,9 +173,8 @@ absl::Status HloTextParser::ParseWindow(Window* window) {
       size_t start = 0;
       while (start <= text.size()) {
         size_t end = text.find('x', start);
-        std::string_view piece = text.substr(start, end == std::string_view::npos
-                                                        ? std::string_view::npos
-                                                        : end - start);
+        std::string_view piece = text.substr(
+            start, end == std::string_view::npos ? std::string_view::npos : end - start);
         if (!SplitInts(piece, '_', &dims) || dims.size() != 2) {
           return Error("window padding must be low_high per dimension");
         }
@@ -220,7 +218,8 @@ absl::Status HloTextParser::ParseWindow(Window* window) {
     if (!lhs_dilate.empty()) d.base_dilation = lhs_dilate[i];
     if (!rhs_dilate.empty()) d.window_dilation = rhs_dilate[i];
     if (!reversal.empty()) {
-      if (reversal[i] != 0 && reversal[i] != 1) return ErrorAt(offset, "rhs_reversal must be 0 or 1");
+      if (reversal[i] != 0 && reversal[i] != 1)
+        return ErrorAt(offset, "rhs_reversal must be 0 or 1");
       d.window_reversal = reversal[i] == 1;
     }
     window->push_back(d);
@@ -237,8 +236,8 @@ absl::Status HloTextParser::ParseConvDims(ConvDimensions* dims) {
   std::string_view rhs = text.substr(underscore + 1, arrow - underscore - 1);
   std::string_view out = text.substr(arrow + 2);
   // Reads one part: `a`/`b` are the two role letters, digits spatial dims.
-  auto parse_part = [&](std::string_view part, char a, char b, int64_t* a_dim,
-                        int64_t* b_dim, std::vector<int64_t>* spatial) -> absl::Status {
+  auto parse_part = [&](std::string_view part, char a, char b, int64_t* a_dim, int64_t* b_dim,
+                        std::vector<int64_t>* spatial) -> absl::Status {
     *a_dim = *b_dim = -1;
     int64_t num_spatial = 0;
     for (char c : part) num_spatial += (c >= '0' && c <= '9') ? 1 : 0;
@@ -248,7 +247,8 @@ absl::Status HloTextParser::ParseConvDims(ConvDimensions* dims) {
       int64_t pos = static_cast<int64_t>(i);
       if (c == a || c == b) {
         int64_t* slot = c == a ? a_dim : b_dim;
-        if (*slot != -1) return Error(Cat("dimension label '", std::string(1, c), "' repeated in ", text));
+        if (*slot != -1)
+          return Error(Cat("dimension label '", std::string(1, c), "' repeated in ", text));
         *slot = pos;
       } else if (c >= '0' && c <= '9') {
         int64_t k = c - '0';
@@ -263,12 +263,12 @@ absl::Status HloTextParser::ParseConvDims(ConvDimensions* dims) {
     if (*a_dim == -1 || *b_dim == -1) return Error(Cat("missing dimension label in ", text));
     return absl::OkStatus();
   };
-  XLITE_RETURN_IF_ERROR(parse_part(lhs, 'b', 'f', &dims->input_batch, &dims->input_feature,
-                                   &dims->input_spatial));
+  XLITE_RETURN_IF_ERROR(
+      parse_part(lhs, 'b', 'f', &dims->input_batch, &dims->input_feature, &dims->input_spatial));
   XLITE_RETURN_IF_ERROR(parse_part(rhs, 'i', 'o', &dims->kernel_input_feature,
                                    &dims->kernel_output_feature, &dims->kernel_spatial));
-  XLITE_RETURN_IF_ERROR(parse_part(out, 'b', 'f', &dims->output_batch, &dims->output_feature,
-                                   &dims->output_spatial));
+  XLITE_RETURN_IF_ERROR(
+      parse_part(out, 'b', 'f', &dims->output_batch, &dims->output_feature, &dims->output_spatial));
   if (dims->input_spatial.size() != dims->kernel_spatial.size() ||
       dims->input_spatial.size() != dims->output_spatial.size()) {
     return Error(Cat("dimension labels ", text, " disagree on the spatial rank"));
@@ -285,9 +285,8 @@ absl::Status HloTextParser::ParsePadding(PaddingConfig* padding) {
   std::vector<int64_t> parts;
   while (true) {
     size_t end = text.find('x', start);
-    std::string_view piece = text.substr(start, end == std::string_view::npos
-                                                    ? std::string_view::npos
-                                                    : end - start);
+    std::string_view piece =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     if (!SplitInts(piece, '_', &parts) || parts.size() < 2 || parts.size() > 3) {
       return Error("padding must be low_high[_interior] per dimension");
     }
@@ -346,12 +345,14 @@ absl::Status HloTextParser::ParseReplicaGroups(ReplicaGroups* groups) {
   }
   if (shape[0] <= 0 || shape[1] <= 0 || shape[0] > INT64_MAX / shape[1] ||
       shape[0] * shape[1] != product) {
-    return ErrorAt(offset, "iota replica groups: num_groups*group_size differs from the device count");
+    return ErrorAt(offset,
+                   "iota replica groups: num_groups*group_size differs from the device count");
   }
   const size_t rank = groups->iota_reshape.size();
   if (!groups->iota_perm.empty()) {
     std::vector<bool> seen(rank, false);
-    if (groups->iota_perm.size() != rank) return ErrorAt(offset, "iota transpose has the wrong length");
+    if (groups->iota_perm.size() != rank)
+      return ErrorAt(offset, "iota transpose has the wrong length");
     for (int64_t p : groups->iota_perm) {
       if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) {
         return ErrorAt(offset, "iota transpose is not a permutation");
@@ -373,33 +374,33 @@ absl::Status HloTextParser::ParseMeshReplicaGroups(size_t offset, ReplicaGroups*
     return absl::OkStatus();
   };
   int64_t devices = 1;
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[",
-                                       [&]() -> absl::Status {
-    MeshAxis axis;
-    size_t axis_offset = tok().offset;
-    XLITE_RETURN_IF_ERROR(axis_name(&axis.name));
-    XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
-    XLITE_RETURN_IF_ERROR(ParseInt(&axis.size));
-    for (const MeshAxis& other : groups->mesh_axes) {
-      if (other.name == axis.name) {
-        return ErrorAt(axis_offset, Cat("duplicate mesh axis '", axis.name, "'"));
-      }
-    }
-    if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
-      return ErrorAt(axis_offset, "invalid mesh axis size");
-    }
-    devices *= axis.size;
-    groups->mesh_axes.push_back(std::move(axis));
-    return absl::OkStatus();
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[", [&]() -> absl::Status {
+        MeshAxis axis;
+        size_t axis_offset = tok().offset;
+        XLITE_RETURN_IF_ERROR(axis_name(&axis.name));
+        XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
+        XLITE_RETURN_IF_ERROR(ParseInt(&axis.size));
+        for (const MeshAxis& other : groups->mesh_axes) {
+          if (other.name == axis.name) {
+            return ErrorAt(axis_offset, Cat("duplicate mesh axis '", axis.name, "'"));
+          }
+        }
+        if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
+          return ErrorAt(axis_offset, "invalid mesh axis size");
+        }
+        devices *= axis.size;
+        groups->mesh_axes.push_back(std::move(axis));
+        return absl::OkStatus();
+      }));
   if (groups->mesh_axes.empty()) return ErrorAt(offset, "a mesh needs at least one axis");
   return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
     std::string name;
     size_t name_offset = tok().offset;
     XLITE_RETURN_IF_ERROR(axis_name(&name));
     auto& axes = groups->mesh_axes;
-    auto it = std::find_if(axes.begin(), axes.end(),
-                           [&](const MeshAxis& a) { return a.name == name; });
+    auto it =
+        std::find_if(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == name; });
     if (it == axes.end()) return ErrorAt(name_offset, Cat("no mesh axis '", name, "'"));
     int64_t index = it - axes.begin();
     auto& selected = groups->mesh_selected;
@@ -417,14 +418,14 @@ absl::Status HloTextParser::ParsePairs(std::vector<std::pair<int64_t, int64_t>>*
   XLITE_RETURN_IF_ERROR(ParseIntListList(&lists));
   pairs->clear();
   for (const auto& l : lists) {
-    if (l.size() != 2) return ErrorAt(offset, "source_target_pairs entries must be {source,target}");
+    if (l.size() != 2)
+      return ErrorAt(offset, "source_target_pairs entries must be {source,target}");
     pairs->emplace_back(l[0], l[1]);
   }
   return absl::OkStatus();
 }
 
-absl::Status HloTextParser::ParseOutputOperandAliasing(
-    std::vector<OutputOperandAlias>* aliasing) {
+absl::Status HloTextParser::ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliasing) {
   aliasing->clear();
   return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
     OutputOperandAlias alias;
@@ -464,9 +465,9 @@ absl::Status HloTextParser::ParseResultAccuracy(ResultAccuracy* accuracy) {
   Advance();
   if (key == "mode") {
     // XLA's ResultAccuracy modes; its dumps write them in either case.
-    const bool known = kind() == TokKind::kIdent &&
-                       (absl::EqualsIgnoreCase(AsAbsl(tok().text), "default") ||
-                        absl::EqualsIgnoreCase(AsAbsl(tok().text), "highest"));
+    const bool known =
+        kind() == TokKind::kIdent && (absl::EqualsIgnoreCase(AsAbsl(tok().text), "default") ||
+                                      absl::EqualsIgnoreCase(AsAbsl(tok().text), "highest"));
     if (!known) return Expected("a result_accuracy mode (default or highest)");
     accuracy->mode = std::string(tok().text);
     Advance();
@@ -519,8 +520,8 @@ absl::Status HloTextParser::ParseSparsity(std::vector<SparsityDescriptor>* spars
     }
     d.operand = text[pos] == 'L' ? 0 : 1;
     ++pos;
-    if (!expect('.') || !number(&d.dimension) || !expect('@') || !number(&d.n) ||
-        !expect(':') || !number(&d.m)) {
+    if (!expect('.') || !number(&d.dimension) || !expect('@') || !number(&d.n) || !expect(':') ||
+        !number(&d.m)) {
       return ErrorAt(item, "expected a sparsity descriptor like L.1@2:4");
     }
     if (d.n < 1 || d.m <= d.n) {
@@ -528,8 +529,8 @@ absl::Status HloTextParser::ParseSparsity(std::vector<SparsityDescriptor>* spars
     }
     for (const SparsityDescriptor& other : *sparsity) {
       if (other.operand == d.operand) {
-        return ErrorAt(item, Cat("two sparsity descriptors for the ",
-                                 d.operand == 0 ? "lhs" : "rhs"));
+        return ErrorAt(item,
+                       Cat("two sparsity descriptors for the ", d.operand == 0 ? "lhs" : "rhs"));
       }
     }
     sparsity->push_back(d);
@@ -542,23 +543,23 @@ absl::Status HloTextParser::ParseSparsity(std::vector<SparsityDescriptor>* spars
 absl::Status HloTextParser::ParseDomain(DomainAttrs* domain) {
   size_t offset = tok().offset;
   bool has_kind = false;
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{",
-                                       [&]() -> absl::Status {
-    if (kind() != TokKind::kAttrName) return Expected("kind=, entry= or exit=");
-    std::string_view key = tok().text;
-    Advance();
-    if (key == "kind") {
-      has_kind = true;
-      return ParseString(&domain->kind);
-    }
-    if (key == "entry" || key == "exit") {
-      HloSharding sharding;
-      XLITE_RETURN_IF_ERROR(ParseSharding(&sharding));
-      (key == "entry" ? domain->entry : domain->exit) = std::move(sharding);
-      return absl::OkStatus();
-    }
-    return Error(Cat("unknown domain field '", key, "'"));
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+        if (kind() != TokKind::kAttrName) return Expected("kind=, entry= or exit=");
+        std::string_view key = tok().text;
+        Advance();
+        if (key == "kind") {
+          has_kind = true;
+          return ParseString(&domain->kind);
+        }
+        if (key == "entry" || key == "exit") {
+          HloSharding sharding;
+          XLITE_RETURN_IF_ERROR(ParseSharding(&sharding));
+          (key == "entry" ? domain->entry : domain->exit) = std::move(sharding);
+          return absl::OkStatus();
+        }
+        return Error(Cat("unknown domain field '", key, "'"));
+      }));
   if (!has_kind) return ErrorAt(offset, "domain needs kind=");
   return absl::OkStatus();
 }
@@ -591,7 +592,8 @@ absl::Status HloTextParser::ParseComputationList(std::vector<HloComputation*>* c
 
 absl::Status HloTextParser::ParseControlPredecessors(HloInstruction* inst) {
   return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
-    if (kind() != TokKind::kName && kind() != TokKind::kIdent) return Expected("an instruction name");
+    if (kind() != TokKind::kName && kind() != TokKind::kIdent)
+      return Expected("an instruction name");
     auto it = scope_->names.find(tok().text);
     if (it == scope_->names.end()) {
       return Error(Cat("undefined instruction '", tok().text, "' in control-predecessors"));

@@ -33,22 +33,28 @@ void AppendWindow(const Window& window, std::string* out) {
       write(window[i]);
     }
   };
-  field("size", [](const WindowDimension&) { return false; },
-        [&](const WindowDimension& d) { AppendInt(d.size, out); });
-  field("stride", [](const WindowDimension& d) { return d.stride == 1; },
-        [&](const WindowDimension& d) { AppendInt(d.stride, out); });
-  field("pad", [](const WindowDimension& d) { return d.padding_low == 0 && d.padding_high == 0; },
-        [&](const WindowDimension& d) {
-          AppendInt(d.padding_low, out);
-          out->push_back('_');
-          AppendInt(d.padding_high, out);
-        });
-  field("lhs_dilate", [](const WindowDimension& d) { return d.base_dilation == 1; },
-        [&](const WindowDimension& d) { AppendInt(d.base_dilation, out); });
-  field("rhs_dilate", [](const WindowDimension& d) { return d.window_dilation == 1; },
-        [&](const WindowDimension& d) { AppendInt(d.window_dilation, out); });
-  field("rhs_reversal", [](const WindowDimension& d) { return !d.window_reversal; },
-        [&](const WindowDimension& d) { out->push_back(d.window_reversal ? '1' : '0'); });
+  field(
+      "size", [](const WindowDimension&) { return false; },
+      [&](const WindowDimension& d) { AppendInt(d.size, out); });
+  field(
+      "stride", [](const WindowDimension& d) { return d.stride == 1; },
+      [&](const WindowDimension& d) { AppendInt(d.stride, out); });
+  field(
+      "pad", [](const WindowDimension& d) { return d.padding_low == 0 && d.padding_high == 0; },
+      [&](const WindowDimension& d) {
+        AppendInt(d.padding_low, out);
+        out->push_back('_');
+        AppendInt(d.padding_high, out);
+      });
+  field(
+      "lhs_dilate", [](const WindowDimension& d) { return d.base_dilation == 1; },
+      [&](const WindowDimension& d) { AppendInt(d.base_dilation, out); });
+  field(
+      "rhs_dilate", [](const WindowDimension& d) { return d.window_dilation == 1; },
+      [&](const WindowDimension& d) { AppendInt(d.window_dilation, out); });
+  field(
+      "rhs_reversal", [](const WindowDimension& d) { return !d.window_reversal; },
+      [&](const WindowDimension& d) { out->push_back(d.window_reversal ? '1' : '0'); });
   out->push_back('}');
 }
 
@@ -92,7 +98,8 @@ void AppendBraced(const List& list, std::string_view separator, Write write, std
 }
 
 void AppendIntListList(const std::vector<std::vector<int64_t>>& lists, std::string* out) {
-  AppendBraced(lists, ",", [&](const std::vector<int64_t>& l) { AppendIntList(l, out); }, out);
+  AppendBraced(
+      lists, ",", [&](const std::vector<int64_t>& l) { AppendIntList(l, out); }, out);
 }
 
 void AppendReplicaGroups(const ReplicaGroups& g, std::string* out) {
@@ -106,11 +113,14 @@ void AppendReplicaGroups(const ReplicaGroups& g, std::string* out) {
       AppendInt(g.mesh_axes[i].size, out);
     }
     out->append("] ");
-    AppendBraced(g.mesh_selected, ",", [&](int64_t axis) {
-      out->push_back('\'');
-      out->append(g.mesh_axes[axis].name);
-      out->push_back('\'');
-    }, out);
+    AppendBraced(
+        g.mesh_selected, ",",
+        [&](int64_t axis) {
+          out->push_back('\'');
+          out->append(g.mesh_axes[axis].name);
+          out->push_back('\'');
+        },
+        out);
     return;
   }
   if (g.is_iota) {
@@ -146,8 +156,7 @@ class AttributeWriter {
   void Row(std::string_view key, Syntax syntax, const M& member, Presence presence,
            const D& default_value = D{}) {
     if (!has_record_ || presence == Presence::kReadOnly) return;
-    if (presence == Presence::kOptional &&
-        attr_schema::AtDefault<Syntax>(member, default_value)) {
+    if (presence == Presence::kOptional && attr_schema::AtDefault<Syntax>(member, default_value)) {
       return;
     }
     if constexpr (attr_schema::IsOptional<M>::value) {
@@ -159,7 +168,8 @@ class AttributeWriter {
   }
 
   void Dimensions(Presence, bool = false) {
-    if (has_record_ && inst_.has_dimensions_attr()) AppendIntList(inst_.dimensions(), Key("dimensions"));
+    if (has_record_ && inst_.has_dimensions_attr())
+      AppendIntList(inst_.dimensions(), Key("dimensions"));
   }
 
   void Computation(std::string_view key, Presence presence) {
@@ -204,19 +214,23 @@ class AttributeWriter {
   }
   static void WriteValue(syntax::Pairs, const std::vector<std::pair<int64_t, int64_t>>& v,
                          std::string* out) {
-    AppendBraced(v, ",", [&](const std::pair<int64_t, int64_t>& p) {
-      out->push_back('{');
-      AppendInt(p.first, out);
-      out->push_back(',');
-      AppendInt(p.second, out);
-      out->push_back('}');
-    }, out);
+    AppendBraced(
+        v, ",",
+        [&](const std::pair<int64_t, int64_t>& p) {
+          out->push_back('{');
+          AppendInt(p.first, out);
+          out->push_back(',');
+          AppendInt(p.second, out);
+          out->push_back('}');
+        },
+        out);
   }
   static void WriteValue(syntax::Bool, bool v, std::string* out) {
     out->append(v ? "true" : "false");
   }
   static void WriteValue(syntax::BoolList, const std::vector<bool>& v, std::string* out) {
-    AppendBraced(v, ",", [&](bool b) { out->append(b ? "true" : "false"); }, out);
+    AppendBraced(
+        v, ",", [&](bool b) { out->append(b ? "true" : "false"); }, out);
   }
   template <typename E>
   static void WriteValue(syntax::Enum, E v, std::string* out) {
@@ -233,7 +247,8 @@ class AttributeWriter {
   }
   static void WriteValue(syntax::ShapeText, const Shape& v, std::string* out) { v.AppendTo(out); }
   static void WriteValue(syntax::ShapeList, const std::vector<Shape>& v, std::string* out) {
-    AppendBraced(v, ", ", [&](const Shape& s) { s.AppendTo(out); }, out);
+    AppendBraced(
+        v, ", ", [&](const Shape& s) { s.AppendTo(out); }, out);
   }
   static void WriteValue(syntax::LiteralText, const Literal& v, std::string* out) {
     AppendShapedLiteralText(v, out);
@@ -272,14 +287,17 @@ class AttributeWriter {
   }
   static void WriteValue(syntax::Aliasing, const std::vector<OutputOperandAlias>& aliases,
                          std::string* out) {
-    AppendBraced(aliases, ", ", [&](const OutputOperandAlias& alias) {
-      AppendShapeIndex(alias.output_index, out);
-      out->append(": (");
-      AppendInt(alias.operand, out);
-      out->append(", ");
-      AppendShapeIndex(alias.operand_index, out);
-      out->push_back(')');
-    }, out);
+    AppendBraced(
+        aliases, ", ",
+        [&](const OutputOperandAlias& alias) {
+          AppendShapeIndex(alias.output_index, out);
+          out->append(": (");
+          AppendInt(alias.operand, out);
+          out->append(", ");
+          AppendShapeIndex(alias.operand_index, out);
+          out->push_back(')');
+        },
+        out);
   }
   static void WriteValue(syntax::Groups, const ReplicaGroups& g, std::string* out) {
     AppendReplicaGroups(g, out);
@@ -333,7 +351,8 @@ class AttributeWriter {
   }
   static void WriteValue(syntax::PrecisionList, const std::vector<Precision>& list,
                          std::string* out) {
-    AppendBraced(list, ",", [&](Precision p) { AppendEnumName(p, out); }, out);
+    AppendBraced(
+        list, ",", [&](Precision p) { AppendEnumName(p, out); }, out);
   }
 
   const HloInstruction& inst_;

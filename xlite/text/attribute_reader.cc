@@ -156,8 +156,8 @@ class AttributeReader {
 
   void Require(std::string_view key, size_t row, Presence presence) {
     if (status_.ok() && presence == Presence::kRequired && !seen_[row]) {
-      status_ = parser_->ErrorAt(instruction_offset_,
-                                 Cat("missing required attribute '", key, "'"));
+      status_ =
+          parser_->ErrorAt(instruction_offset_, Cat("missing required attribute '", key, "'"));
     }
   }
 
@@ -214,9 +214,7 @@ class AttributeReader {
   absl::Status ReadValue(syntax::ShapeList, std::vector<Shape>* v) {
     return parser_->ParseShapeList(v);
   }
-  absl::Status ReadValue(syntax::LiteralText, Literal* v) {
-    return parser_->ParseShapedLiteral(v);
-  }
+  absl::Status ReadValue(syntax::LiteralText, Literal* v) { return parser_->ParseShapedLiteral(v); }
   absl::Status ReadValue(syntax::Padding, PaddingConfig* v) { return parser_->ParsePadding(v); }
   absl::Status ReadValue(syntax::Slices, SliceAttrs* v) { return parser_->ParseSliceRanges(v); }
   absl::Status ReadValue(syntax::Aliasing, std::vector<OutputOperandAlias>* v) {
@@ -257,8 +255,7 @@ class AttributeReader {
   absl::InlinedVector<std::vector<HloComputation*>, 2> called_;  // by computation row
 };
 
-absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
-                                                  HloInstruction* common,
+absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst, HloInstruction* common,
                                                   size_t offset, const AttrSpec* extra) {
   const HloOpcode op = inst->opcode();
   const AttrsKind attrs_kind = AttrsKindOf(op);
@@ -320,8 +317,8 @@ absl::Status HloTextParser::ParseOpcodeAttributes(HloInstruction* inst,
   return absl::OkStatus();
 }
 
-absl::Status HloTextParser::ParseCommonAttribute(std::string_view name,
-                                                 HloInstruction* inst, bool* handled) {
+absl::Status HloTextParser::ParseCommonAttribute(std::string_view name, HloInstruction* inst,
+                                                 bool* handled) {
   *handled = true;
   if (name == "sharding") {
     HloSharding sharding;

@@ -123,18 +123,28 @@ void WalkAttributes(W& w, const HloInstruction& inst) {
     case AttrsKind::kInt: {
       auto& a = w.template record<IntAttrs>();
       switch (op) {
-        case O::kIota: w.Row("iota_dimension", Int{}, a.value, kRequired); return;
-        case O::kGetTupleElement: w.Row("index", Int{}, a.value, kRequired); return;
-        case O::kReshape: w.Row("inferred_dimension", Int{}, a.value, kOptional, -1); return;
+        case O::kIota:
+          w.Row("iota_dimension", Int{}, a.value, kRequired);
+          return;
+        case O::kGetTupleElement:
+          w.Row("index", Int{}, a.value, kRequired);
+          return;
+        case O::kReshape:
+          w.Row("inferred_dimension", Int{}, a.value, kOptional, -1);
+          return;
         case O::kTopK:
           w.Row("k", Int{}, a.value, kRequired);
           w.Row("largest", Bool{}, a.flag, kAlwaysPrinted, true);
           return;
-        case O::kRngGetAndUpdateState: w.Row("delta", Int{}, a.value, kRequired); return;
+        case O::kRngGetAndUpdateState:
+          w.Row("delta", Int{}, a.value, kRequired);
+          return;
         case O::kCopyStart:
           w.Row("cross_program_prefetch_index", Int{}, a.value, kOptional, -1);
           return;
-        case O::kCholesky: w.Row("lower", Bool{}, a.flag, kOptional); return;
+        case O::kCholesky:
+          w.Row("lower", Bool{}, a.flag, kOptional);
+          return;
         case O::kSort:
           w.Dimensions(kRequired);
           w.Row("is_stable", Bool{}, a.flag, kOptional);
@@ -144,7 +154,8 @@ void WalkAttributes(W& w, const HloInstruction& inst) {
           w.Computation("to_apply", kRequired);
           w.Row("is_composite", Bool{}, a.flag, kOptional);
           return;
-        default: return;
+        default:
+          return;
       }
     }
     case AttrsKind::kCompare: {
@@ -274,9 +285,8 @@ void WalkAttributes(W& w, const HloInstruction& inst) {
         return;
       }
       w.Row("replica_groups", Groups{}, a.replica_groups, kAlwaysPrinted);
-      const bool reduces =
-          op == O::kAllReduce || op == O::kAllReduceStart || op == O::kCollectiveReduce ||
-          op == O::kReduceScatter;
+      const bool reduces = op == O::kAllReduce || op == O::kAllReduceStart ||
+                           op == O::kCollectiveReduce || op == O::kReduceScatter;
       const bool gathers = op == O::kAllGather || op == O::kAllGatherStart;
       if (reduces || gathers || op == O::kAllToAll) {
         w.Row("constrain_layout", Bool{}, a.constrain_layout, kOptional);
@@ -361,8 +371,7 @@ void WalkAttributes(W& w, const HloInstruction& inst) {
       return;
     }
     case AttrsKind::kAccuracy:
-      w.Row("result_accuracy", Accuracy{}, w.template record<AccuracyAttrs>().accuracy,
-            kOptional);
+      w.Row("result_accuracy", Accuracy{}, w.template record<AccuracyAttrs>().accuracy, kOptional);
       return;
     case AttrsKind::kNone:
       break;
@@ -370,8 +379,7 @@ void WalkAttributes(W& w, const HloInstruction& inst) {
   switch (op) {
     case O::kBroadcast: {
       // XLA lets a broadcast of a scalar omit dimensions= (they are then {}).
-      const bool scalar_operand =
-          inst.operand_count() == 1 && inst.operand(0)->shape().IsScalar();
+      const bool scalar_operand = inst.operand_count() == 1 && inst.operand(0)->shape().IsScalar();
       w.Dimensions(scalar_operand ? kOptional : kRequired, /*empty_when_absent=*/true);
       return;
     }

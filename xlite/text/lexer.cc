@@ -19,14 +19,10 @@ constexpr std::array<bool, 256> kNameChars = [] {
 
 namespace {
 
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsIdentChar(char c) { return IsNameChar(c); }
-bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 int HexValue(char c) {
   if (IsDigit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -107,10 +103,10 @@ void ResetNumber(Token* tok) {
 // Bytes that are a whole token by themselves (kEof for every other byte).
 constexpr std::array<TokKind, 256> kSingleByteTokens = [] {
   constexpr std::pair<char, TokKind> kPunctuation[] = {
-      {'=', TokKind::kEqual},    {',', TokKind::kComma},    {':', TokKind::kColon},
-      {'*', TokKind::kStar},     {'#', TokKind::kHash},     {'+', TokKind::kPlus},
-      {'~', TokKind::kTilde},    {'[', TokKind::kLbracket}, {']', TokKind::kRbracket},
-      {'{', TokKind::kLbrace},   {'}', TokKind::kRbrace},   {'(', TokKind::kLparen},
+      {'=', TokKind::kEqual},  {',', TokKind::kComma},    {':', TokKind::kColon},
+      {'*', TokKind::kStar},   {'#', TokKind::kHash},     {'+', TokKind::kPlus},
+      {'~', TokKind::kTilde},  {'[', TokKind::kLbracket}, {']', TokKind::kRbracket},
+      {'{', TokKind::kLbrace}, {'}', TokKind::kRbrace},   {'(', TokKind::kLparen},
       {')', TokKind::kRparen}};
   std::array<TokKind, 256> table{};
   table.fill(TokKind::kEof);
@@ -312,8 +308,7 @@ bool Lexer::LexDimLabels(size_t start, size_t* end) const {
   // Runs of digits, '?' and the two role letters of a part.
   auto run = [&](char a, char b) {
     size_t s = p;
-    while (p < n && (IsDigit(text_[p]) || text_[p] == '?' || text_[p] == a ||
-                     text_[p] == b)) {
+    while (p < n && (IsDigit(text_[p]) || text_[p] == '?' || text_[p] == a || text_[p] == b)) {
       ++p;
     }
     return p - s >= 2;
@@ -560,13 +555,27 @@ void Lexer::LexString(Token* tok, size_t start) {
     }
     char e = body[++i];
     switch (e) {
-      case 'n': string_buffer_.push_back('\n'); break;
-      case 't': string_buffer_.push_back('\t'); break;
-      case 'r': string_buffer_.push_back('\r'); break;
-      case 'a': string_buffer_.push_back('\a'); break;
-      case 'b': string_buffer_.push_back('\b'); break;
-      case 'f': string_buffer_.push_back('\f'); break;
-      case 'v': string_buffer_.push_back('\v'); break;
+      case 'n':
+        string_buffer_.push_back('\n');
+        break;
+      case 't':
+        string_buffer_.push_back('\t');
+        break;
+      case 'r':
+        string_buffer_.push_back('\r');
+        break;
+      case 'a':
+        string_buffer_.push_back('\a');
+        break;
+      case 'b':
+        string_buffer_.push_back('\b');
+        break;
+      case 'f':
+        string_buffer_.push_back('\f');
+        break;
+      case 'v':
+        string_buffer_.push_back('\v');
+        break;
       case 'x': {
         int value = 0, digits = 0;
         while (digits < 2 && i + 1 < body.size() && IsHexDigit(body[i + 1])) {
@@ -583,8 +592,7 @@ void Lexer::LexString(Token* tok, size_t start) {
       default:
         if (e >= '0' && e <= '7') {
           int value = e - '0', digits = 1;
-          while (digits < 3 && i + 1 < body.size() && body[i + 1] >= '0' &&
-                 body[i + 1] <= '7') {
+          while (digits < 3 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7') {
             value = value * 8 + (body[++i] - '0');
             ++digits;
           }

@@ -23,8 +23,23 @@ enum class TokKind : uint8_t {
   kDimLabels,  // b01f_01io->b01f
   kDxD,        // 3x3
   kPad,        // 0_0x1_1_0
-  kEqual, kComma, kColon, kStar, kHash, kPlus, kTilde, kLbracket, kRbracket,
-  kLbrace, kRbrace, kLparen, kRparen, kArrow, kLeq, kQuestion, kEllipsis,
+  kEqual,
+  kComma,
+  kColon,
+  kStar,
+  kHash,
+  kPlus,
+  kTilde,
+  kLbracket,
+  kRbracket,
+  kLbrace,
+  kRbrace,
+  kLparen,
+  kRparen,
+  kArrow,
+  kLeq,
+  kQuestion,
+  kEllipsis,
 };
 
 // Bytes that may continue a name or identifier: [A-Za-z0-9_.-].

@@ -34,8 +34,8 @@ TEST(LexerTest, NamesIdentifiersAndAttributeNames) {
 
 TEST(LexerTest, CompoundTokens) {
   EXPECT_EQ(Kinds("b01f_01io->b01f 3x3 0_0x1_1_0 -1_2 3"),
-            (std::vector<TokKind>{TokKind::kDimLabels, TokKind::kDxD, TokKind::kPad,
-                                  TokKind::kPad, TokKind::kInt}));
+            (std::vector<TokKind>{TokKind::kDimLabels, TokKind::kDxD, TokKind::kPad, TokKind::kPad,
+                                  TokKind::kInt}));
   EXPECT_EQ(Kinds("bf16[2]"), (std::vector<TokKind>{TokKind::kIdent, TokKind::kLbracket,
                                                     TokKind::kInt, TokKind::kRbracket}));
 }
@@ -71,10 +71,10 @@ TEST(LexerTest, StringsAndComments) {
 }
 
 TEST(LexerTest, PunctuationAndPeek) {
-  EXPECT_EQ(Kinds("->  <= ... ? * # + ~"),
-            (std::vector<TokKind>{TokKind::kArrow, TokKind::kLeq, TokKind::kEllipsis,
-                                  TokKind::kQuestion, TokKind::kStar, TokKind::kHash,
-                                  TokKind::kPlus, TokKind::kTilde}));
+  EXPECT_EQ(
+      Kinds("->  <= ... ? * # + ~"),
+      (std::vector<TokKind>{TokKind::kArrow, TokKind::kLeq, TokKind::kEllipsis, TokKind::kQuestion,
+                            TokKind::kStar, TokKind::kHash, TokKind::kPlus, TokKind::kTilde}));
   Lexer lexer("{ 1 }");
   lexer.Next();
   EXPECT_EQ(lexer.Peek().kind, TokKind::kInt);

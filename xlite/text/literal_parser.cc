@@ -30,8 +30,7 @@ std::string HexText(uint64_t v) { return absl::StrCat(absl::Hex(v)); }
 
 }  // namespace
 
-absl::Status HloTextParser::ParseLiteral(const Shape& shape, Literal* literal,
-                                         bool* elided) {
+absl::Status HloTextParser::ParseLiteral(const Shape& shape, Literal* literal, bool* elided) {
   XLITE_RETURN_IF_ERROR(Enter());
   NestingScope nesting(&depth_);
   if (!shape.IsTuple()) return ParseDenseLiteral(shape, literal, elided);
@@ -45,15 +44,15 @@ absl::Status HloTextParser::ParseLiteral(const Shape& shape, Literal* literal,
   }
   std::vector<Literal> elements;
   size_t offset = tok().offset;
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
-                                       [&]() -> absl::Status {
-    int64_t i = static_cast<int64_t>(elements.size());
-    if (i >= shape.tuple_size()) {
-      return Error(Cat("tuple literal has more than ", shape.tuple_size(), " elements"));
-    }
-    elements.emplace_back();
-    return ParseLiteral(shape.tuple_shapes(i), &elements.back(), elided);
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
+        int64_t i = static_cast<int64_t>(elements.size());
+        if (i >= shape.tuple_size()) {
+          return Error(Cat("tuple literal has more than ", shape.tuple_size(), " elements"));
+        }
+        elements.emplace_back();
+        return ParseLiteral(shape.tuple_shapes(i), &elements.back(), elided);
+      }));
   if (static_cast<int64_t>(elements.size()) != shape.tuple_size()) {
     return ErrorAt(offset, Cat("tuple literal has ", elements.size(),
                                " elements but the shape has ", shape.tuple_size()));
@@ -72,20 +71,18 @@ absl::Status HloTextParser::ParseShapedLiteral(Literal* literal) {
     return ParseLiteral(shape, literal, &elided);
   }
   std::vector<Literal> elements;
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
-                                       [&]() -> absl::Status {
-    elements.emplace_back();
-    return ParseShapedLiteral(&elements.back());
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
+        elements.emplace_back();
+        return ParseShapedLiteral(&elements.back());
+      }));
   *literal = Literal::Tuple(std::move(elements));
   return absl::OkStatus();
 }
 
-absl::Status HloTextParser::ParseDenseLiteral(const Shape& shape, Literal* literal,
-                                              bool* elided) {
+absl::Status HloTextParser::ParseDenseLiteral(const Shape& shape, Literal* literal, bool* elided) {
   if (!shape.IsArray()) {
-    return Error(Cat("cannot write a literal of type ",
-                     PrimitiveTypeName(shape.element_type())));
+    return Error(Cat("cannot write a literal of type ", PrimitiveTypeName(shape.element_type())));
   }
   int64_t count = CheckedElementCount(shape);
   if (shape.rank() == 0) {
@@ -130,27 +127,26 @@ absl::Status HloTextParser::ParseDenseLiteral(const Shape& shape, Literal* liter
   return ParseLiteralLevel(shape, 0, literal, &index);
 }
 
-absl::Status HloTextParser::ParseLiteralLevel(const Shape& shape, int64_t d,
-                                              Literal* literal, int64_t* index) {
+absl::Status HloTextParser::ParseLiteralLevel(const Shape& shape, int64_t d, Literal* literal,
+                                              int64_t* index) {
   XLITE_RETURN_IF_ERROR(Enter());
   NestingScope nesting(&depth_);
   const int64_t size = shape.dimensions(d);
   const bool innermost = d + 1 == shape.rank();
   int64_t count = 0;
   size_t open_offset = tok().offset;
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{",
-                                       [&]() -> absl::Status {
-    if (count == size) {
-      return Error(Cat("too many elements in literal dimension ", d, " (size ", size,
-                       ")"));
-    }
-    ++count;
-    if (!innermost) return ParseLiteralLevel(shape, d + 1, literal, index);
-    return ParseLiteralElement(shape.element_type(), literal, (*index)++);
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+        if (count == size) {
+          return Error(Cat("too many elements in literal dimension ", d, " (size ", size, ")"));
+        }
+        ++count;
+        if (!innermost) return ParseLiteralLevel(shape, d + 1, literal, index);
+        return ParseLiteralElement(shape.element_type(), literal, (*index)++);
+      }));
   if (count != size) {
-    return ErrorAt(open_offset, Cat("literal dimension ", d, " has ", count,
-                                    " elements, expected ", size));
+    return ErrorAt(open_offset,
+                   Cat("literal dimension ", d, " has ", count, " elements, expected ", size));
   }
   return absl::OkStatus();
 }
@@ -175,8 +171,8 @@ absl::Status HloTextParser::ParseFloatValue(PrimitiveType type, double* value,
     }
     if ((payload >> bits) != 0) {
       return Error(Cat("NaN payload 0x", HexText(payload), " is out of range for ",
-                       PrimitiveTypeName(type), " (at most 0x",
-                       HexText((uint64_t{1} << bits) - 1), ")"));
+                       PrimitiveTypeName(type), " (at most 0x", HexText((uint64_t{1} << bits) - 1),
+                       ")"));
     }
     *nan_payload = payload;
     v = DecodeFloat(NanBitsWithPayload(std::signbit(v), payload, type), type);
@@ -184,8 +180,7 @@ absl::Status HloTextParser::ParseFloatValue(PrimitiveType type, double* value,
   if (std::isfinite(v) && type != PrimitiveType::F64) {
     double back = DecodeFloat(EncodeFloat(v, type), type);
     if (!std::isfinite(back)) {
-      return Error(Cat("value ", tok().text, " is out of range for ",
-                       PrimitiveTypeName(type)));
+      return Error(Cat("value ", tok().text, " is out of range for ", PrimitiveTypeName(type)));
     }
   }
   *value = v;
@@ -224,14 +219,14 @@ absl::Status HloTextParser::ParseLiteralElement(PrimitiveType type, Literal* lit
         const int64_t max = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
         const int64_t min = -max - 1;
         if (v < min || v > max) {
-          return Error(Cat("value ", tok().text, " is out of range for ",
-                           PrimitiveTypeName(type), " [", min, ", ", max, "]"));
+          return Error(Cat("value ", tok().text, " is out of range for ", PrimitiveTypeName(type),
+                           " [", min, ", ", max, "]"));
         }
       } else {
         const uint64_t max = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
         if (static_cast<uint64_t>(v) > max) {
-          return Error(Cat("value ", tok().text, " is out of range for ",
-                           PrimitiveTypeName(type), " [0, ", max, "]"));
+          return Error(Cat("value ", tok().text, " is out of range for ", PrimitiveTypeName(type),
+                           " [0, ", max, "]"));
         }
       }
       Advance();

@@ -59,8 +59,7 @@ bool IsNameToken(TokKind k) { return k == TokKind::kName || k == TokKind::kIdent
 // Lines from `body_offset` up to the next `}` that starts a line, which is
 // where printed computations end; sets `*scanned_to` there. Only an estimate
 // for sizing the name map (avoiding rehashes as a large entry grows).
-size_t EstimateInstructionCount(std::string_view text, size_t body_offset,
-                                size_t* scanned_to) {
+size_t EstimateInstructionCount(std::string_view text, size_t body_offset, size_t* scanned_to) {
   size_t end = text.find("\n}", body_offset);
   if (end == std::string_view::npos) end = text.size();
   *scanned_to = end;
@@ -110,8 +109,7 @@ absl::StatusOr<HloSharding> HloTextParser::ParseShardingOnly() {
 absl::Status HloTextParser::ParseHeader(HloModule* module) {
   Advance();  // HloModule
   if (!IsNameToken(kind()) && kind() != TokKind::kString) return Expected("a module name");
-  module->set_name(std::string(kind() == TokKind::kString ? lexer_.string_value()
-                                                          : tok().text));
+  module->set_name(std::string(kind() == TokKind::kString ? lexer_.string_value() : tok().text));
   Advance();
   Consume(TokKind::kColon);  // some dumps write `HloModule name:`
   absl::InlinedVector<std::string_view, 8> seen;
@@ -210,14 +208,14 @@ absl::Status HloTextParser::ParseStackFrameIndex(StackFrameIndex* index) {
     int64_t id = 0;
     XLITE_RETURN_IF_ERROR(ParseInt(&id));
     if (id != static_cast<int64_t>(count) + 1) {
-      return Error(Cat("stack-frame index ids must count up from 1 (expected ", count + 1,
-                       ", got ", id, ")"));
+      return Error(Cat("stack-frame index ids must count up from 1 (expected ", count + 1, ", got ",
+                       id, ")"));
     }
     return absl::OkStatus();
   };
   // `{key=int ...}` with every key of `fields` present at most once.
-  auto int_fields = [&](std::initializer_list<std::pair<std::string_view, int64_t*>> fields)
-      -> absl::Status {
+  auto int_fields =
+      [&](std::initializer_list<std::pair<std::string_view, int64_t*>> fields) -> absl::Status {
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{'"));
     while (!Consume(TokKind::kRbrace)) {
       if (Consume(TokKind::kComma)) continue;
@@ -260,8 +258,8 @@ absl::Status HloTextParser::ParseStackFrameIndex(StackFrameIndex* index) {
       while (kind() == TokKind::kInt) {
         XLITE_RETURN_IF_ERROR(next_id(index->frames.size()));
         StackFrameIndex::Frame f;
-        XLITE_RETURN_IF_ERROR(int_fields({{"file_location_id", &f.file_location_id},
-                                          {"parent_frame_id", &f.parent_frame_id}}));
+        XLITE_RETURN_IF_ERROR(int_fields(
+            {{"file_location_id", &f.file_location_id}, {"parent_frame_id", &f.parent_frame_id}}));
         index->frames.push_back(f);
       }
     } else {
@@ -289,14 +287,14 @@ absl::Status HloTextParser::ParseComputation() {
   std::optional<Shape> written_result;
   size_t result_offset = 0;
   if (kind() == TokKind::kLparen) {
-    XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
-                                         [&]() -> absl::Status {
-      if (!IsNameToken(kind())) return Expected("a parameter name");
-      Advance();
-      XLITE_RETURN_IF_ERROR(Expect(TokKind::kColon, "':'"));
-      Shape ignored;
-      return ParseShape(&ignored);
-    }));
+    XLITE_RETURN_IF_ERROR(
+        ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
+          if (!IsNameToken(kind())) return Expected("a parameter name");
+          Advance();
+          XLITE_RETURN_IF_ERROR(Expect(TokKind::kColon, "':'"));
+          Shape ignored;
+          return ParseShape(&ignored);
+        }));
     XLITE_RETURN_IF_ERROR(Expect(TokKind::kArrow, "'->'"));
     result_offset = tok().offset;
     written_result.emplace();
@@ -308,8 +306,8 @@ absl::Status HloTextParser::ParseComputation() {
   if (written_result && !written_result->CompatibleIgnoringDynamic(root->shape())) {
     return ErrorAt(result_offset,
                    Cat("shape of computation '", name, "', ", written_result->ToString(),
-                       ", is not compatible with that of its root instruction '",
-                       root->name(), "', ", root->shape().ToString()));
+                       ", is not compatible with that of its root instruction '", root->name(),
+                       "', ", root->shape().ToString()));
   }
   if (Consume(TokKind::kComma)) {
     if (kind() != TokKind::kAttrName || tok().text != "execution_thread") {
@@ -423,8 +421,7 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
         {"-done", HloOpcode::kAsyncDone}};
     for (const auto& [suffix, async_opcode] : kSuffixes) {
       if (opcode_text.size() > suffix.size() && opcode_text.ends_with(suffix)) {
-        wrapped_opcode =
-            OpcodeFromName(opcode_text.substr(0, opcode_text.size() - suffix.size()));
+        wrapped_opcode = OpcodeFromName(opcode_text.substr(0, opcode_text.size() - suffix.size()));
         if (wrapped_opcode) {
           opcode = async_opcode;
           break;
@@ -471,8 +468,7 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
       return ErrorAt(opcode_offset, Cat(opcode_text, " expects ", arity, " operand",
                                         arity == 1 ? "" : "s", ", got ", count));
     }
-    if ((*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) &&
-        count != 1) {
+    if ((*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) && count != 1) {
       return ErrorAt(opcode_offset, Cat(opcode_text, " expects 1 operand, got ", count));
     }
   }
@@ -487,18 +483,18 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
       inst->operand_count() != DotOperandCount(inst->attrs<DotAttrs>())) {
     return ErrorAt(opcode_offset, Cat("dot expects ", DotOperandCount(inst->attrs<DotAttrs>()),
                                       " operands (lhs, rhs and one metadata operand per "
-                                      "sparsity descriptor), got ", inst->operand_count()));
+                                      "sparsity descriptor), got ",
+                                      inst->operand_count()));
   }
   if (*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) {
     HloInstruction* previous = inst->operand(0);
     if (previous->opcode() != HloOpcode::kAsyncStart &&
         previous->opcode() != HloOpcode::kAsyncUpdate) {
-      return ErrorAt(opcode_offset, Cat(opcode_text,
-                                        " expects the previous async op as its operand"));
+      return ErrorAt(opcode_offset,
+                     Cat(opcode_text, " expects the previous async op as its operand"));
     }
-    HloComputation* callee = previous->called_computations().empty()
-                                 ? nullptr
-                                 : previous->called_computations()[0];
+    HloComputation* callee =
+        previous->called_computations().empty() ? nullptr : previous->called_computations()[0];
     if (wrapped_opcode && (callee == nullptr || callee->root_instruction() == nullptr ||
                            callee->root_instruction()->opcode() != *wrapped_opcode)) {
       return ErrorAt(opcode_offset, Cat(opcode_text, " does not match the async op it waits on"));
@@ -632,8 +628,8 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   op->set_name("async_op");
   op->set_unique_id(module_->NextUniqueId());
   for (int64_t i = 0; i < start->operand_count(); ++i) {
-    auto param = std::make_unique<HloInstruction>(HloOpcode::kParameter,
-                                                  start->operand(i)->shape());
+    auto param =
+        std::make_unique<HloInstruction>(HloOpcode::kParameter, start->operand(i)->shape());
     param->set_name(i == 0 ? std::string("async_param") : Cat("async_param.", i));
     param->set_unique_id(module_->NextUniqueId());
     auto attrs = std::make_unique<ParameterAttrs>();
@@ -650,8 +646,7 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   *wrapped = computation->AddInstruction(std::move(op));
   computation->set_root_instruction(*wrapped);
   computation->set_execution_thread(async->execution_thread);  // as XLA's async-start does
-  start->AppendCalledComputation(AddSyntheticComputation(std::move(computation),
-                                                         "async_wrapped"));
+  start->AppendCalledComputation(AddSyntheticComputation(std::move(computation), "async_wrapped"));
   return absl::OkStatus();
 }
 
@@ -664,14 +659,13 @@ absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
     *inst->mutable_shape() = *std::move(inferred);
     return absl::OkStatus();
   }
-  std::string_view message(inferred.status().message().data(),
-                           inferred.status().message().size());
+  std::string_view message(inferred.status().message().data(), inferred.status().message().size());
   constexpr std::string_view kNotSupported = "not supported yet: ";
   if (absl::IsUnimplemented(inferred.status()) && message.starts_with(kNotSupported)) {
     return NotSupportedAt(offset, message.substr(kNotSupported.size()));
   }
-  return ErrorAt(offset, Cat("cannot infer the result shape of ", OpcodeName(inst->opcode()),
-                             ": ", message));
+  return ErrorAt(
+      offset, Cat("cannot infer the result shape of ", OpcodeName(inst->opcode()), ": ", message));
 }
 
 HloComputation* HloTextParser::AddSyntheticComputation(std::unique_ptr<HloComputation> c,
@@ -720,13 +714,12 @@ std::vector<InputChunk> SplitInputFile(std::string_view text) {
     size_t end = pos;
     while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
     size_t next = end;
-    if (next < text.size()) next += (text[next] == '\r' && next + 1 < text.size() &&
-                                     text[next + 1] == '\n') ? 2 : 1;
+    if (next < text.size())
+      next += (text[next] == '\r' && next + 1 < text.size() && text[next + 1] == '\n') ? 2 : 1;
     std::string_view content = text.substr(pos, end - pos);
     size_t first = content.find_first_not_of(" \t");
     size_t last = content.find_last_not_of(" \t");
-    if (first != std::string_view::npos &&
-        content.substr(first, last - first + 1) == "// -----") {
+    if (first != std::string_view::npos && content.substr(first, last - first + 1) == "// -----") {
       chunks.push_back({text.substr(chunk_start, pos - chunk_start), chunk_line});
       chunk_start = next;
       chunk_line = line + 1;

@@ -27,8 +27,8 @@ struct ParseOptions {
 // attributes and called computations, and its error is reported at the
 // instruction. Opcodes that must declare their shape (CanOmitResultShape in
 // xlite/ir/opcode.h is false) are an error.
-absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
-    std::string_view text, const ParseOptions& options = {});
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
+                                                          const ParseOptions& options = {});
 
 // Parses a sharding attribute value such as `{devices=[2,1]0,1}`.
 absl::StatusOr<HloSharding> ParseSharding(std::string_view text);

@@ -77,14 +77,16 @@ TEST(ParserErrorsTest, EachStructuralError) {
               HasSubstr("error: duplicate parameter number 0"));
   EXPECT_THAT(ErrorOf("a {\n  x = f32[] constant(1)\n}\na {\n  y = f32[] constant(1)\n}"),
               HasSubstr("4:1: error: duplicate computation name 'a'"));
-  EXPECT_THAT(ErrorOf("ENTRY a {\n  x = f32[] constant(1)\n}\nENTRY b {\n  y = f32[] constant(1)\n}"),
-              HasSubstr("error: more than one ENTRY computation"));
+  EXPECT_THAT(
+      ErrorOf("ENTRY a {\n  x = f32[] constant(1)\n}\nENTRY b {\n  y = f32[] constant(1)\n}"),
+      HasSubstr("error: more than one ENTRY computation"));
   EXPECT_THAT(ErrorOf("ENTRY e {\n  x = f32[] negate()\n}"),
               HasSubstr("error: negate expects 1 operand, got 0"));
   EXPECT_THAT(ErrorOf("ENTRY e {\n  x = f32[2]{0} parameter(0), sharding={maximal}\n}"),
               HasSubstr("error: maximal sharding needs device=N"));
-  EXPECT_THAT(ErrorOf("ENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] pad(x, x), padding=1_2_3_4\n}"),
-              HasSubstr("3:33: error: malformed number"));
+  EXPECT_THAT(
+      ErrorOf("ENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] pad(x, x), padding=1_2_3_4\n}"),
+      HasSubstr("3:33: error: malformed number"));
   EXPECT_THAT(ErrorOf("HloModule m, bogus=1\nENTRY e {\n  x = f32[] constant(1)\n}"),
               HasSubstr("error: unknown module attribute 'bogus'"));
 }
@@ -112,9 +114,10 @@ TEST(ParserErrorsTest, BufferShapes) {
 
 TEST(ParserErrorsTest, MeshReplicaGroups) {
   auto groups = [](const std::string& text) {
-    return ErrorOf(absl::StrCat("ENTRY e {\n  p = f32[4] parameter(0)\n"
-                                "  ROOT r = f32[4] all-gather(p), dimensions={0}, replica_groups=",
-                                text, "\n}"));
+    return ErrorOf(
+        absl::StrCat("ENTRY e {\n  p = f32[4] parameter(0)\n"
+                     "  ROOT r = f32[4] all-gather(p), dimensions={0}, replica_groups=",
+                     text, "\n}"));
   };
   EXPECT_THAT(groups("mesh['a'=2] {'b'}"), HasSubstr("no mesh axis 'b'"));
   EXPECT_THAT(groups("mesh['a'=2,'a'=2] {}"), HasSubstr("duplicate mesh axis 'a'"));
@@ -125,19 +128,22 @@ TEST(ParserErrorsTest, MeshReplicaGroups) {
 }
 
 TEST(ParserErrorsTest, NotSupportedYet) {
-  auto module = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0), sharding={mesh[a=2], [{a}]}\n}");
+  auto module =
+      ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0), sharding={mesh[a=2], [{a}]}\n}");
   ASSERT_FALSE(module.ok());
   EXPECT_EQ(module.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(module.status().message()),
               HasSubstr("not supported yet: mesh (V3) shardings"));
   // Every caller infers a left-out shape with xlite/inference's rules.
-  auto inferred = ParseHloModule("ENTRY e {\n  x = f32[2,3] parameter(0)\n  y = transpose(x), "
-                                 "dimensions={1,0}\n}");
+  auto inferred = ParseHloModule(
+      "ENTRY e {\n  x = f32[2,3] parameter(0)\n  y = transpose(x), "
+      "dimensions={1,0}\n}");
   ASSERT_TRUE(inferred.ok()) << inferred.status();
   EXPECT_EQ((*inferred)->entry_computation()->root_instruction()->shape().ToString(false),
             "f32[3,2]");
-  auto mismatched = ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[3] "
-                                   "parameter(1)\n  z = add(x, y)\n}");
+  auto mismatched = ParseHloModule(
+      "ENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[3] "
+      "parameter(1)\n  z = add(x, y)\n}");
   EXPECT_THAT(std::string(mismatched.status().message()),
               HasSubstr("4:7: error: cannot infer the result shape of add"));
   // reshape declares its shape: never inferred.
@@ -153,8 +159,8 @@ TEST(ParserErrorsTest, EveryPrefixOfAValidModuleIsHandled) {
     // Only prefixes that end a computation form a module.
     std::string_view prefix = kValid.substr(0, n);
     size_t last = prefix.find_last_not_of(" \n");
-    bool ends_computation = last != std::string_view::npos && last > 0 &&
-                            prefix[last] == '}' && prefix[last - 1] == '\n';
+    bool ends_computation = last != std::string_view::npos && last > 0 && prefix[last] == '}' &&
+                            prefix[last - 1] == '\n';
     EXPECT_EQ(module.ok(), ends_computation) << n;
   }
 }
@@ -178,8 +184,8 @@ TEST(ParserErrorsTest, DeepNestingIsAnError) {
   EXPECT_FALSE(ParseHloModule(literal).ok());
   std::string sharding(5000, '{');
   EXPECT_FALSE(ParseSharding(sharding).ok());
-  std::string json = "ENTRY e {\n  x = f32[] constant(1), backend_config=" +
-                     std::string(100000, '{') + "\n}";
+  std::string json =
+      "ENTRY e {\n  x = f32[] constant(1), backend_config=" + std::string(100000, '{') + "\n}";
   EXPECT_THAT(std::string(ParseHloModule(json).status().message()),
               HasSubstr("unbalanced '{' in backend_config"));
   std::string rank = "f32[" + std::string(20000, '1') + "]";

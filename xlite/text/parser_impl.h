@@ -119,8 +119,7 @@ class HloTextParser {
   absl::Status ParseShapedLiteral(Literal* literal);
   absl::Status ParseDenseLiteral(const Shape& shape, Literal* literal, bool* elided);
   // One `{...}` level `d` of a dense literal; `literal` null = check only.
-  absl::Status ParseLiteralLevel(const Shape& shape, int64_t d, Literal* literal,
-                                 int64_t* index);
+  absl::Status ParseLiteralLevel(const Shape& shape, int64_t d, Literal* literal, int64_t* index);
   absl::Status ParseLiteralElement(PrimitiveType type, Literal* literal, int64_t index);
   // `*nan_payload`: the NaN payload written, when not the type's default.
   absl::Status ParseFloatValue(PrimitiveType type, double* value, uint64_t* nan_payload);
@@ -135,10 +134,8 @@ class HloTextParser {
   // operands are set): its opcode's own (attribute_schema.h) plus `extra`, and
   // the ones every instruction takes, stored on `common`.
   absl::Status ParseOpcodeAttributes(HloInstruction* inst, HloInstruction* common,
-                                     size_t instruction_offset,
-                                     const AttrSpec* extra = nullptr);
-  absl::Status ParseCommonAttribute(std::string_view name, HloInstruction* inst,
-                                    bool* handled);
+                                     size_t instruction_offset, const AttrSpec* extra = nullptr);
+  absl::Status ParseCommonAttribute(std::string_view name, HloInstruction* inst, bool* handled);
   // ------------------------------------------------ attribute values (attribute_parser.cc)
   absl::Status ParseMetadata(OpMetadata* metadata);
   absl::Status ParseFrontendAttributes(FrontendAttributes* attributes);
@@ -184,21 +181,19 @@ class HloTextParser {
                                    HloInstruction** added);
   // An operand written as an instruction, e.g. `reshape(f32[4] parameter(0))`,
   // which XLA accepts without attributes and names `<opcode>.anon`.
-  absl::Status ParseNestedOperand(Scope* scope, std::optional<Shape> shape,
-                                  HloInstruction** added);
+  absl::Status ParseNestedOperand(Scope* scope, std::optional<Shape> shape, HloInstruction** added);
   void NameAnonymousInstructions(Scope* scope);
   // `(operands)`, appended to `inst`.
   absl::Status ParseOperands(Scope* scope, HloInstruction* inst);
   // `(%a, %b)` read from the bytes; false (nothing consumed) for other forms.
   bool ParseSimpleOperands(Scope* scope, HloInstruction* inst);
   absl::Status InferShape(HloInstruction* inst, size_t offset);
-  absl::Status BuildAsyncSugar(HloInstruction* inst, HloOpcode wrapped_opcode,
-                               size_t offset, HloInstruction** wrapped);
+  absl::Status BuildAsyncSugar(HloInstruction* inst, HloOpcode wrapped_opcode, size_t offset,
+                               HloInstruction** wrapped);
   HloInstruction* AddToScope(Scope* scope, std::unique_ptr<HloInstruction> inst);
   // Computations the parser made up (async wrappers, nested bodies) get their
   // names at the end, so that they never clash with a name defined later.
-  HloComputation* AddSyntheticComputation(std::unique_ptr<HloComputation> c,
-                                          std::string base_name);
+  HloComputation* AddSyntheticComputation(std::unique_ptr<HloComputation> c, std::string base_name);
   void NameSyntheticComputations();
 
   Lexer lexer_;

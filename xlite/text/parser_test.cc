@@ -41,7 +41,8 @@ std::unique_ptr<HloModule> ParseBody(std::string_view body) {
 }
 
 TEST(ParserTest, ModuleHeaderAndConfig) {
-  auto m = Parse(R"(HloModule demo, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1}, must-alias) }, buffer_donor={ (0, {}), (2, {1}) }, alias_passthrough_params=true, entry_computation_layout={(f32[8]{0}, /*index=1*/s32[])->(f32[8]{0}, s32[])}, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output=true, replica_count=2, num_partitions=4, frontend_attributes={z="1",a="2"}, origin_recovery_table={ {"a"}: {"b"} }
+  auto m = Parse(
+      R"(HloModule demo, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1}, must-alias) }, buffer_donor={ (0, {}), (2, {1}) }, alias_passthrough_params=true, entry_computation_layout={(f32[8]{0}, /*index=1*/s32[])->(f32[8]{0}, s32[])}, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output=true, replica_count=2, num_partitions=4, frontend_attributes={z="1",a="2"}, origin_recovery_table={ {"a"}: {"b"} }
 
 ENTRY %main (x: f32[8], i: s32[]) -> (f32[8], s32[]) {
   %x = f32[8]{0} parameter(0)
@@ -78,12 +79,14 @@ TEST(ParserTest, HeaderlessAndEntryRules) {
   auto m = Parse("ENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->name(), "module_e");
-  auto last = Parse("a {\n c = f32[] constant(1)\n}\nb {\n d = f32[] constant(2)\n e = f32[] negate(d)\n}\n");
+  auto last = Parse(
+      "a {\n c = f32[] constant(1)\n}\nb {\n d = f32[] constant(2)\n e = f32[] negate(d)\n}\n");
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->entry_computation()->name(), "b");
   // No ROOT: the last instruction is the root; no shape: inferred.
   EXPECT_EQ(last->entry_computation()->root_instruction()->name(), "e");
-  EXPECT_EQ(last->entry_computation()->root_instruction()->shape(), Shape::Scalar(PrimitiveType::F32));
+  EXPECT_EQ(last->entry_computation()->root_instruction()->shape(),
+            Shape::Scalar(PrimitiveType::F32));
 }
 
 TEST(ParserTest, StackFrameIndexAndMetadata) {
@@ -150,8 +153,7 @@ TEST(ParserTest, LongDimensionsTakeTheGeneralPath) {
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry_computation()->root_instruction()->shape().dimensions(0),
             int64_t{1000000000000000000});
-  EXPECT_FALSE(ParseHloModule("ENTRY %e { ROOT %p = s8[20000000000000000000] parameter(0) }")
-                   .ok());
+  EXPECT_FALSE(ParseHloModule("ENTRY %e { ROOT %p = s8[20000000000000000000] parameter(0) }").ok());
 }
 
 // Integer lists are read from the bytes when plain (`{1,0}`); spaces, signs,
@@ -214,7 +216,8 @@ TEST(ParserTest, Constants) {
 }
 
 TEST(ParserTest, Shardings) {
-  auto tiled = ParseSharding("{devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate shard_as 1 metadata={op_name=\"x\"}}");
+  auto tiled = ParseSharding(
+      "{devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate shard_as 1 metadata={op_name=\"x\"}}");
   ASSERT_TRUE(tiled.ok()) << tiled.status().message();
   EXPECT_TRUE(tiled->IsTiled());
   EXPECT_TRUE(tiled->tile_assignment().is_iota());
@@ -225,7 +228,8 @@ TEST(ParserTest, Shardings) {
   auto explicit_list = ParseSharding("{devices=[1,2,2]0,1,2,3 last_tile_dims={manual}}");
   ASSERT_TRUE(explicit_list.ok());
   EXPECT_EQ(explicit_list->subgroup_types(), std::vector<OpShardingType>{OpShardingType::kManual});
-  auto tuple = ParseSharding("{{replicated}, {maximal device=3}, {manual}, {unknown shard_like 0}, {unreduced}}");
+  auto tuple = ParseSharding(
+      "{{replicated}, {maximal device=3}, {manual}, {unknown shard_like 0}, {unreduced}}");
   ASSERT_TRUE(tuple.ok());
   ASSERT_EQ(tuple->tuple_elements().size(), 5u);
   EXPECT_EQ(tuple->tuple_elements()[1].maximal_device(), 3);
@@ -544,7 +548,7 @@ TEST(ParserTest, BufferShapes) {
   EXPECT_EQ(Find(*m, "c")->shape().ToString(), "b(f32[]{:S(1)})");
   EXPECT_TRUE(Find(*m, "t")->shape().tuple_shapes(0).is_buffer());
   EXPECT_FALSE(Find(*m, "t")->shape() == Shape::Tuple({Shape(PrimitiveType::F32, {4, 16}),
-                                                         Shape::Scalar(PrimitiveType::F32)}));
+                                                       Shape::Scalar(PrimitiveType::F32)}));
 }
 
 // Spelled-out defaults (`type=` of the operand type's default, an all-default
@@ -582,8 +586,10 @@ TEST(ParserTest, MeshReplicaGroups) {
 }
 
 TEST(ParserTest, LineEndingsAndUniqueIds) {
-  auto crlf = Parse("HloModule m\r\nENTRY e {\r\n  a = f32[] constant(1)\r\n  ROOT b = f32[] negate(a)\r\n}\r\n");
-  auto cr = Parse("HloModule m\rENTRY e {\r  a = f32[] constant(1)\r  ROOT b = f32[] negate(a)\r}\r");
+  auto crlf = Parse(
+      "HloModule m\r\nENTRY e {\r\n  a = f32[] constant(1)\r\n  ROOT b = f32[] negate(a)\r\n}\r\n");
+  auto cr =
+      Parse("HloModule m\rENTRY e {\r  a = f32[] constant(1)\r  ROOT b = f32[] negate(a)\r}\r");
   ASSERT_NE(crlf, nullptr);
   ASSERT_NE(cr, nullptr);
   EXPECT_EQ(Find(*crlf, "a")->unique_id(), 0);
@@ -616,7 +622,8 @@ TEST(ParserCorpusTest, EveryFileParses) {
   if (!std::filesystem::exists(kCorpus)) GTEST_SKIP() << "no corpus at " << kCorpus;
   int parsed = 0;
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(kCorpus)) files.push_back(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(kCorpus))
+    files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     std::string text = ReadFile(path);
@@ -660,8 +667,8 @@ TEST(ParserCorpusTest, ParseSpeed) {
     ASSERT_TRUE(module.ok()) << module.status().message();
     best = std::min(best, std::chrono::duration<double, std::milli>(end - start).count());
   }
-  std::cout << "[ parse speed ] " << text.size() / 1e6 << " MB in " << best << " ms = "
-            << text.size() / 1e3 / best << " MB/s\n";
+  std::cout << "[ parse speed ] " << text.size() / 1e6 << " MB in " << best
+            << " ms = " << text.size() / 1e3 / best << " MB/s\n";
 }
 
 }  // namespace

@@ -46,13 +46,12 @@ std::string FormatError(std::string_view file, int64_t line_offset, std::string_
   SourcePosition pos = Locate(text, offset);
   std::string caret;
   // Keep tabs so the caret lines up under the offending byte.
-  for (int64_t i = 0; i + 1 < pos.column && i < static_cast<int64_t>(pos.line_text.size());
-       ++i) {
+  for (int64_t i = 0; i + 1 < pos.column && i < static_cast<int64_t>(pos.line_text.size()); ++i) {
     caret.push_back(pos.line_text[i] == '\t' ? '\t' : ' ');
   }
   caret.push_back('^');
-  return Cat(file, ":", pos.line + line_offset, ":", pos.column, ": error: ",
-                      message, "\n", pos.line_text, "\n", caret);
+  return Cat(file, ":", pos.line + line_offset, ":", pos.column, ": error: ", message, "\n",
+             pos.line_text, "\n", caret);
 }
 
 }  // namespace
@@ -195,8 +194,7 @@ absl::Status HloTextParser::ParseDelimitedInts(TokKind open, TokKind close,
   });
 }
 
-absl::Status HloTextParser::ParseDelimited(TokKind open, TokKind close,
-                                           std::string_view open_text,
+absl::Status HloTextParser::ParseDelimited(TokKind open, TokKind close, std::string_view open_text,
                                            absl::FunctionRef<absl::Status()> element) {
   if (kind() != open) return Expected(Cat("'", open_text, "'"));
   Advance();
@@ -279,23 +277,23 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
   DimVector dims;
   absl::InlinedVector<bool, 6> dynamic;
   bool any_dynamic = false;
-  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[",
-                                       [&]() -> absl::Status {
-    bool is_dynamic = false;
-    int64_t size = 0;
-    if (Consume(TokKind::kQuestion)) {
-      dims.push_back(Shape::kUnboundedSize);
-      dynamic.push_back(true);
-      any_dynamic = true;
-      return absl::OkStatus();
-    }
-    if (Consume(TokKind::kLeq)) is_dynamic = true;
-    XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&size));
-    dims.push_back(size);
-    dynamic.push_back(is_dynamic);
-    any_dynamic |= is_dynamic;
-    return absl::OkStatus();
-  }));
+  XLITE_RETURN_IF_ERROR(
+      ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[", [&]() -> absl::Status {
+        bool is_dynamic = false;
+        int64_t size = 0;
+        if (Consume(TokKind::kQuestion)) {
+          dims.push_back(Shape::kUnboundedSize);
+          dynamic.push_back(true);
+          any_dynamic = true;
+          return absl::OkStatus();
+        }
+        if (Consume(TokKind::kLeq)) is_dynamic = true;
+        XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&size));
+        dims.push_back(size);
+        dynamic.push_back(is_dynamic);
+        any_dynamic |= is_dynamic;
+        return absl::OkStatus();
+      }));
   if (!IsArrayType(*type) && !dims.empty()) {
     return Error(Cat(PrimitiveTypeName(*type), " shapes have no dimensions"));
   }
@@ -316,7 +314,6 @@ absl::Status HloTextParser::ParseShape(Shape* shape) {
   }
   return absl::OkStatus();
 }
-
 
 // Most shapes in dumps are `type[d,...]` or `type[d,...]{m,...}` written
 // without spaces: those are read straight from the bytes instead of token by
@@ -368,11 +365,9 @@ absl::Status HloTextParser::ParseLayout(Shape* shape) {
   }
   if (Consume(TokKind::kColon)) XLITE_RETURN_IF_ERROR(ParseLayoutExtras(&layout));
   XLITE_RETURN_IF_ERROR(Expect(TokKind::kRbrace, "'}' closing the layout"));
-  if (shape->IsArray() &&
-      static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
+  if (shape->IsArray() && static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
     return ErrorAt(offset, Cat("layout has ", layout.minor_to_major.size(),
-                                        " dimensions but the shape has rank ",
-                                        shape->rank()));
+                               " dimensions but the shape has rank ", shape->rank()));
   }
   if (shape->IsArray()) {
     absl::InlinedVector<bool, 8> seen(layout.minor_to_major.size(), false);
@@ -417,49 +412,49 @@ absl::Status HloTextParser::ParseLayoutExtras(Layout* layout) {
     Advance();
     LayoutExtras* extras = layout->mutable_extras();
     if (key == "D") {
-      XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
-                                           [&]() -> absl::Status {
-        DimLevel level;
-        std::string_view name;
-        XLITE_RETURN_IF_ERROR(ParseIdentifier(&name));
-        if (name == "D") {
-          level.type = DimLevelType::kDense;
-        } else if (name == "C") {
-          level.type = DimLevelType::kCompressed;
-        } else if (name == "S") {
-          level.type = DimLevelType::kSingleton;
-        } else if (name == "H") {
-          level.type = DimLevelType::kLooseCompressed;
-        } else {
-          return Error(Cat("unknown dimension level type '", name, "'"));
-        }
-        while (true) {
-          if (Consume(TokKind::kPlus)) {
-            level.unique = false;
-          } else if (Consume(TokKind::kTilde)) {
-            level.ordered = false;
-          } else {
-            break;
-          }
-        }
-        extras->dim_levels.push_back(level);
-        return absl::OkStatus();
-      }));
+      XLITE_RETURN_IF_ERROR(
+          ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
+            DimLevel level;
+            std::string_view name;
+            XLITE_RETURN_IF_ERROR(ParseIdentifier(&name));
+            if (name == "D") {
+              level.type = DimLevelType::kDense;
+            } else if (name == "C") {
+              level.type = DimLevelType::kCompressed;
+            } else if (name == "S") {
+              level.type = DimLevelType::kSingleton;
+            } else if (name == "H") {
+              level.type = DimLevelType::kLooseCompressed;
+            } else {
+              return Error(Cat("unknown dimension level type '", name, "'"));
+            }
+            while (true) {
+              if (Consume(TokKind::kPlus)) {
+                level.unique = false;
+              } else if (Consume(TokKind::kTilde)) {
+                level.ordered = false;
+              } else {
+                break;
+              }
+            }
+            extras->dim_levels.push_back(level);
+            return absl::OkStatus();
+          }));
     } else if (key == "T") {
       if (kind() != TokKind::kLparen) return Expected("'(' starting a tile");
       while (kind() == TokKind::kLparen) {
         Tile tile;
-        XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(",
-                                             [&]() -> absl::Status {
-          if (Consume(TokKind::kStar)) {
-            tile.dimensions.push_back(Tile::kCombineDimension);
-            return absl::OkStatus();
-          }
-          int64_t d = 0;
-          XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&d));
-          tile.dimensions.push_back(d);
-          return absl::OkStatus();
-        }));
+        XLITE_RETURN_IF_ERROR(
+            ParseDelimited(TokKind::kLparen, TokKind::kRparen, "(", [&]() -> absl::Status {
+              if (Consume(TokKind::kStar)) {
+                tile.dimensions.push_back(Tile::kCombineDimension);
+                return absl::OkStatus();
+              }
+              int64_t d = 0;
+              XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&d));
+              tile.dimensions.push_back(d);
+              return absl::OkStatus();
+            }));
         extras->tiles.push_back(std::move(tile));
       }
     } else if (key == "L") {
@@ -488,9 +483,9 @@ absl::Status HloTextParser::ParseLayoutExtras(Layout* layout) {
     } else if (key == "P") {
       // As XLA: only a sparse layout (a dimension level other than D) has a
       // physical shape; the levels come first in the text.
-      const bool sparse = std::any_of(
-          extras->dim_levels.begin(), extras->dim_levels.end(),
-          [](const DimLevel& level) { return level.type != DimLevelType::kDense; });
+      const bool sparse =
+          std::any_of(extras->dim_levels.begin(), extras->dim_levels.end(),
+                      [](const DimLevel& level) { return level.type != DimLevelType::kDense; });
       if (!sparse) {
         return ErrorAt(key_offset, "layout has a physical shape but is not for a sparse array");
       }

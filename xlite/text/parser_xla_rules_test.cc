@@ -85,8 +85,8 @@ TEST(ParserXlaRulesTest, WordBeforeParenIsANestedInstructionEvenWhenAName) {
 }
 
 TEST(ParserXlaRulesTest, ScalarBroadcastMayOmitDimensions) {
-  auto module = ParseText(
-      "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT b = f32[2,3] broadcast(p)\n}\n");
+  auto module =
+      ParseText("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT b = f32[2,3] broadcast(p)\n}\n");
   ASSERT_TRUE(module.ok()) << module.status();
   const HloInstruction* b = Root(**module);
   EXPECT_TRUE(b->has_dimensions_attr());
@@ -129,7 +129,7 @@ TEST(ParserXlaRulesTest, SignedIntegerBoundaries) {
   EXPECT_EQ(ScalarInt("s64[]", "18446744073709551615"), -1);
   EXPECT_EQ(ScalarInt("s8[]", "18446744073709551615"), -1);
   EXPECT_EQ(ScalarInt("s8[]", "18446744073709551488"), -128);  // 2^64-128
-  EXPECT_FALSE(InRange("s8[]", "18446744073709551487"));  // -129 is not
+  EXPECT_FALSE(InRange("s8[]", "18446744073709551487"));       // -129 is not
 }
 
 TEST(ParserXlaRulesTest, UnsignedIntegerBoundaries) {
@@ -181,8 +181,10 @@ TEST(ParserXlaRulesTest, UnknownDimLabelsKeepEveryRole) {
   const std::string convolution =
       "%c = f32[1,1,3,1,3] convolution(%l, %k), window={size=2x2}, "
       "dim_labels=?b01f_0?1io->b01?f";
-  module = ParseText("ENTRY e {\n  %l = f32[1,1,4,4,2] parameter(0)\n"
-                     "  %k = f32[2,1,2,2,3] parameter(1)\n  ROOT " + convolution + "\n}\n");
+  module = ParseText(
+      "ENTRY e {\n  %l = f32[1,1,4,4,2] parameter(0)\n"
+      "  %k = f32[2,1,2,2,3] parameter(1)\n  ROOT " +
+      convolution + "\n}\n");
   ASSERT_TRUE(module.ok()) << module.status();
   EXPECT_EQ(PrintInstruction(*Root(**module)), convolution);
   // Each side is as long as its largest dimension number: a `?` only at the
@@ -323,12 +325,13 @@ TEST(ParserXlaRulesTest, PhysicalShapeOnlyInSparseLayouts) {
 
 std::string AsyncChain(std::string_view start_thread, std::string_view update_attr,
                        std::string_view done_attr) {
-  return std::string("ENTRY e {\n  p = f32[10] parameter(0)\n"
-                     "  s = ((f32[10]), f32[20], s32[]) custom-call-start(p), "
-                     "custom_call_target=\"foo\"") +
-         std::string(start_thread) +
-         "\n  u = ((f32[10]), f32[20], s32[]) custom-call-update(s)" + std::string(update_attr) +
-         "\n  ROOT d = f32[20] custom-call-done(u)" + std::string(done_attr) + "\n}\n";
+  return std::string(
+             "ENTRY e {\n  p = f32[10] parameter(0)\n"
+             "  s = ((f32[10]), f32[20], s32[]) custom-call-start(p), "
+             "custom_call_target=\"foo\"") +
+         std::string(start_thread) + "\n  u = ((f32[10]), f32[20], s32[]) custom-call-update(s)" +
+         std::string(update_attr) + "\n  ROOT d = f32[20] custom-call-done(u)" +
+         std::string(done_attr) + "\n}\n";
 }
 
 TEST(ParserXlaRulesTest, AsyncThreadMustMatchTheStart) {
@@ -341,8 +344,8 @@ TEST(ParserXlaRulesTest, AsyncThreadMustMatchTheStart) {
   EXPECT_THAT(ErrorOf(AsyncChain(", async_execution_thread=\"t\"", "",
                                  ", async_execution_thread=\"main\"")),
               HasSubstr("async_execution_thread=\"main\" differs from the async-start's \"t\""));
-  auto module = ParseText(AsyncChain(", async_execution_thread=\"t\"",
-                                     ", async_execution_thread=\"t\"", ""));
+  auto module =
+      ParseText(AsyncChain(", async_execution_thread=\"t\"", ", async_execution_thread=\"t\"", ""));
   ASSERT_TRUE(module.ok()) << module.status();
   EXPECT_EQ(Root(**module)->attrs<AsyncAttrs>().execution_thread, "t");
 }
@@ -409,18 +412,18 @@ TEST(ParserXlaRulesTest, WrittenOperandShapeIgnoresDynamicMarks) {
 }
 
 TEST(ParserXlaRulesTest, WrittenOperandShapeStillChecksSizesAndTypes) {
-  auto wrong_size = ParseText(
-      "ENTRY e {\n  a = s32[3] parameter(0)\n  ROOT n = s32[3] negate(s32[<=4] a)\n}\n");
+  auto wrong_size =
+      ParseText("ENTRY e {\n  a = s32[3] parameter(0)\n  ROOT n = s32[3] negate(s32[<=4] a)\n}\n");
   ASSERT_FALSE(wrong_size.ok());
   EXPECT_THAT(wrong_size.status().message(), HasSubstr("operand shape s32[<=4] differs"));
-  auto wrong_type = ParseText(
-      "ENTRY e {\n  a = s32[3] parameter(0)\n  ROOT n = s32[3] negate(u32[3] a)\n}\n");
+  auto wrong_type =
+      ParseText("ENTRY e {\n  a = s32[3] parameter(0)\n  ROOT n = s32[3] negate(u32[3] a)\n}\n");
   EXPECT_FALSE(wrong_type.ok());
 }
 
 TEST(ParserXlaRulesTest, OriginalValueIsTheOldSpellingOfOrigin) {
-  auto module = ParseText(
-      "ENTRY e {\n  ROOT p = f32[2] parameter(0), original_value={{\"p\"}}\n}\n");
+  auto module =
+      ParseText("ENTRY e {\n  ROOT p = f32[2] parameter(0), original_value={{\"p\"}}\n}\n");
   ASSERT_TRUE(module.ok()) << module.status();
   const HloInstruction* root = (*module)->entry_computation()->root_instruction();
   EXPECT_EQ(root->origin(), R"({{"p"}})");
@@ -469,8 +472,7 @@ TEST(ParserXlaRulesTest, SparseDotErrors) {
     return ErrorOf(std::string("ENTRY e {\n  a = f32[2,8] parameter(0)\n  b = f32[16,4] "
                                "parameter(1)\n  m = u16[2,1] parameter(2)\n  ROOT d = f32[2,4] "
                                "dot(") +
-                   std::string(operands) +
-                   "), lhs_contracting_dims={1}, rhs_contracting_dims={0}" +
+                   std::string(operands) + "), lhs_contracting_dims={1}, rhs_contracting_dims={0}" +
                    std::string(sparsity) + "\n}\n");
   };
   EXPECT_THAT(with(""), HasSubstr("5:21: error: dot expects 2 operands"));
@@ -478,7 +480,8 @@ TEST(ParserXlaRulesTest, SparseDotErrors) {
   EXPECT_THAT(with(", sparsity=L1@2:4"), HasSubstr("expected a sparsity descriptor like"));
   EXPECT_THAT(with(", sparsity=X.1@2:4"), HasSubstr("(L or R first)"));
   EXPECT_THAT(with(", sparsity=L.1@4:2"), HasSubstr("structured sparsity 4:2 needs 1 <= n < m"));
-  EXPECT_THAT(with(", sparsity=L.1@2:4_L.0@2:4"), HasSubstr("two sparsity descriptors for the lhs"));
+  EXPECT_THAT(with(", sparsity=L.1@2:4_L.0@2:4"),
+              HasSubstr("two sparsity descriptors for the lhs"));
   EXPECT_THAT(with(", sparsity=L.1@2:99999999999999999999"),
               HasSubstr("expected a sparsity descriptor like"));
 }

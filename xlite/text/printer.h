@@ -42,11 +42,9 @@ PrintOptions ShortParsablePrintOptions();
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options = {});
 void AppendModule(const HloModule& module, const PrintOptions& options, std::string* out);
-std::string PrintComputation(const HloComputation& computation,
-                             const PrintOptions& options = {});
+std::string PrintComputation(const HloComputation& computation, const PrintOptions& options = {});
 // One instruction line without indentation or trailing newline.
-std::string PrintInstruction(const HloInstruction& instruction,
-                             const PrintOptions& options = {});
+std::string PrintInstruction(const HloInstruction& instruction, const PrintOptions& options = {});
 std::string PrintSharding(const HloSharding& sharding);
 // A literal's value text as it appears inside `constant(...)`, e.g. `{1, 2}`.
 std::string PrintLiteralValue(const Literal& literal);

@@ -45,11 +45,11 @@ TEST(PrinterTest, FloatsUseTheShortestTextThatReadsBack) {
 }
 
 TEST(PrinterTest, EveryNarrowFloatValueReadsBackExactly) {
-  for (PrimitiveType t : {PrimitiveType::BF16, PrimitiveType::F16, PrimitiveType::F8E5M2,
-                          PrimitiveType::F8E4M3FN, PrimitiveType::F8E4M3B11FNUZ,
-                          PrimitiveType::F8E5M2FNUZ, PrimitiveType::F8E4M3FNUZ,
-                          PrimitiveType::F8E3M4, PrimitiveType::F8E4M3, PrimitiveType::F4E2M1FN,
-                          PrimitiveType::F8E8M0FNU}) {
+  for (PrimitiveType t :
+       {PrimitiveType::BF16, PrimitiveType::F16, PrimitiveType::F8E5M2, PrimitiveType::F8E4M3FN,
+        PrimitiveType::F8E4M3B11FNUZ, PrimitiveType::F8E5M2FNUZ, PrimitiveType::F8E4M3FNUZ,
+        PrimitiveType::F8E3M4, PrimitiveType::F8E4M3, PrimitiveType::F4E2M1FN,
+        PrimitiveType::F8E8M0FNU}) {
     uint64_t count = uint64_t{1} << BitWidth(t);
     for (uint64_t bits = 0; bits < count; ++bits) {
       double v = DecodeFloat(bits, t);
@@ -116,7 +116,8 @@ ENTRY %e () -> pred[] {
 }
 )";
   EXPECT_EQ(PrintedLine(text, "col"), "%col = f32[2,1]{1,0} constant({ {1}, {2} })");
-  EXPECT_EQ(PrintedLine(text, "r3"), "%r3 = s32[2,1,2]{2,1,0} constant({ { { 1, 2 } }, { { 3, 4 } } })");
+  EXPECT_EQ(PrintedLine(text, "r3"),
+            "%r3 = s32[2,1,2]{2,1,0} constant({ { { 1, 2 } }, { { 3, 4 } } })");
   EXPECT_EQ(PrintedLine(text, "r4"),
             "%r4 = f32[2,2,1,1]{3,2,1,0} constant({ { /*i0=0*/ { /*i1=0*/ {1} }, "
             "{ /*i1=1*/ {2} } }, { /*i0=1*/ { /*i1=0*/ {3} }, { /*i1=1*/ {4} } } })");
@@ -152,7 +153,8 @@ TEST(PrinterTest, ShardingsPrintCanonically) {
        "{devices=[1,2,4]<=[8] last_tile_dims={manual, replicated}}"},
       {"{devices=[2]0,1 shard_as 1}", "{devices=[2]0,1 shard_as 1}"},
       {"{replicated shard_like 0}", "{replicated shard_like 0}"},
-      {"{devices=[4]<=[4] metadata={op_name=\"x\"}}", "{devices=[4]<=[4] metadata={op_name=\"x\"}}"},
+      {"{devices=[4]<=[4] metadata={op_name=\"x\"}}",
+       "{devices=[4]<=[4] metadata={op_name=\"x\"}}"},
       {"{{replicated}, {devices=[2]0,1}, {maximal device=0}}",
        "{{replicated}, {devices=[2]0,1}, {maximal device=0}}"},
       {"{{replicated},{replicated},{replicated},{replicated},{replicated},{manual}}",
@@ -266,7 +268,8 @@ TEST(PrinterTest, SignatureKeepsPercentWhereABareNameWouldNotRead) {
 }
 
 TEST(PrinterTest, ModuleHeaderAndStackFrames) {
-  std::string text = R"(HloModule demo, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1}, must-alias) }, buffer_donor={ (0, {}) }, alias_passthrough_params=true, entry_computation_layout={(f32[8]{0}, (s32[], f32[2]{0}))->(f32[8]{0}, f32[2]{0})}, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output={true}, replica_count=2, num_partitions=4, frontend_attributes={k="v"}
+  std::string text =
+      R"(HloModule demo, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {1}, must-alias) }, buffer_donor={ (0, {}) }, alias_passthrough_params=true, entry_computation_layout={(f32[8]{0}, (s32[], f32[2]{0}))->(f32[8]{0}, f32[2]{0})}, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output={true}, replica_count=2, num_partitions=4, frontend_attributes={k="v"}
 
 FileNames
 1 "a.py"

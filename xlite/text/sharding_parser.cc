@@ -97,13 +97,13 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
         }
       }
     } else if (name == "last_tile_dims") {
-      XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{",
-                                           [&]() -> absl::Status {
-        OpShardingType subgroup;
-        XLITE_RETURN_IF_ERROR(ParseEnum(&subgroup));
-        subgroups.push_back(subgroup);
-        return absl::OkStatus();
-      }));
+      XLITE_RETURN_IF_ERROR(
+          ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
+            OpShardingType subgroup;
+            XLITE_RETURN_IF_ERROR(ParseEnum(&subgroup));
+            subgroups.push_back(subgroup);
+            return absl::OkStatus();
+          }));
     } else if (name == "metadata") {
       XLITE_RETURN_IF_ERROR(ParseShardingMetadata(&metadata));
     } else {
@@ -152,13 +152,13 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
       assignment = TileAssignment::Iota(tile_dims, reshape, perm);
     } else {
       if (static_cast<int64_t>(devices.size()) != tiles) {
-        return ErrorAt(offset, Cat("tile assignment lists ", devices.size(),
-                                   " devices, expected ", tiles));
+        return ErrorAt(offset,
+                       Cat("tile assignment lists ", devices.size(), " devices, expected ", tiles));
       }
       assignment = TileAssignment::Explicit(tile_dims, devices);
     }
-    *sharding = HloSharding::Tiled(std::move(assignment), last_tile_dim_replicate,
-                                   std::move(subgroups));
+    *sharding =
+        HloSharding::Tiled(std::move(assignment), last_tile_dim_replicate, std::move(subgroups));
   } else {
     if (has_devices || last_tile_dim_replicate || !subgroups.empty()) {
       return ErrorAt(offset, "only tiled shardings take devices= or subgroups");
@@ -169,12 +169,23 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
                                  : "device= is only allowed on maximal shardings");
     }
     switch (type) {
-      case Type::kReplicated: *sharding = HloSharding::Replicated(); break;
-      case Type::kMaximal: *sharding = HloSharding::Maximal(*device); break;
-      case Type::kManual: *sharding = HloSharding::Manual(); break;
-      case Type::kUnknown: *sharding = HloSharding::Unknown(); break;
-      case Type::kUnreduced: *sharding = HloSharding::Unreduced(); break;
-      case Type::kNone: break;
+      case Type::kReplicated:
+        *sharding = HloSharding::Replicated();
+        break;
+      case Type::kMaximal:
+        *sharding = HloSharding::Maximal(*device);
+        break;
+      case Type::kManual:
+        *sharding = HloSharding::Manual();
+        break;
+      case Type::kUnknown:
+        *sharding = HloSharding::Unknown();
+        break;
+      case Type::kUnreduced:
+        *sharding = HloSharding::Unreduced();
+        break;
+      case Type::kNone:
+        break;
     }
   }
   if (group) sharding->set_shard_group(*group);

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "absl/strings/escaping.h"
-#include "xlite/ir/float_format.h"
 #include "xlite/ir/attribute_names.h"
+#include "xlite/ir/float_format.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
@@ -75,8 +75,8 @@ void AppendArrayElement(const Literal& literal, int64_t i, std::string* out) {
 // one-line literal printer does: rank 1 `{a, b}`; in higher ranks the
 // innermost level `{ a, b }` (`{a}` for one element) inside `{ ... }`, and
 // from rank 4 on each inner level opens with `/*iK=n*/`, the index it sits at.
-void AppendArrayLevel(const Literal& literal, int64_t dim, int64_t parent_index,
-                      int64_t* next, std::string* out) {
+void AppendArrayLevel(const Literal& literal, int64_t dim, int64_t parent_index, int64_t* next,
+                      std::string* out) {
   const Shape& shape = literal.shape();
   const int64_t rank = shape.rank();
   const int64_t size = shape.dimensions(dim);
@@ -123,10 +123,18 @@ void AppendTupleText(const Literal& literal, void (*element)(const Literal&, std
 void AppendShardingItems(const HloSharding& s, std::string* out) {
   using Kind = HloSharding::Kind;
   switch (s.kind()) {
-    case Kind::kReplicated: out->append("replicated"); break;
-    case Kind::kManual: out->append("manual"); break;
-    case Kind::kUnknown: out->append("unknown"); break;
-    case Kind::kUnreduced: out->append("unreduced"); break;
+    case Kind::kReplicated:
+      out->append("replicated");
+      break;
+    case Kind::kManual:
+      out->append("manual");
+      break;
+    case Kind::kUnknown:
+      out->append("unknown");
+      break;
+    case Kind::kUnreduced:
+      out->append("unreduced");
+      break;
     case Kind::kMaximal:
       out->append("maximal device=");
       AppendInt(s.maximal_device(), out);
@@ -271,8 +279,8 @@ void AppendLiteralText(const Literal& literal, std::string* out) {
 void AppendName(std::string_view name, bool percent, std::string* out) {
   char c = name.empty() ? '\0' : name[0];
   bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  if (percent || !word || name == "inf" || name == "nan" || name == "ROOT" ||
-      name == "ENTRY" || name == "HloModule" || PrimitiveTypeFromName(name)) {
+  if (percent || !word || name == "inf" || name == "nan" || name == "ROOT" || name == "ENTRY" ||
+      name == "HloModule" || PrimitiveTypeFromName(name)) {
     out->push_back('%');
   }
   out->append(name);

@@ -6,11 +6,10 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -216,8 +215,9 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       "analysis's flops and bytes accessed give at the median, and the share of the host "
       "roofline (`xlite cost --device host` time / median; needs `xlite calibrate --install`).");
   command->add_option("input", options->path, "HLO text file, or - for stdin")->required();
-  command->add_option("--backend", options->backend,
-                      absl::StrCat("Backend to run on (", AvailableBackends(), ")"))
+  command
+      ->add_option("--backend", options->backend,
+                   absl::StrCat("Backend to run on (", AvailableBackends(), ")"))
       ->capture_default_str();
   command->add_option("--warmup", options->warmup, "Untimed executions first")
       ->capture_default_str()
@@ -225,8 +225,8 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   command->add_option("--repeat", options->repeat, "Timed executions")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
-  command->add_option("--threads", options->threads,
-                      "Worker threads of the backend (0: one per core)")
+  command
+      ->add_option("--threads", options->threads, "Worker threads of the backend (0: one per core)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   command->add_option("--inputs", options->inputs.inputs_npz,
@@ -234,9 +234,10 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   command->add_option("--random", options->inputs.seed,
                       "Generate the inputs (and fill elided {...} constants) from this seed "
                       "(the default, with seed 0, when --inputs is not given)");
-  command->add_option("--memory-budget", options->memory_budget,
-                      "Refuse a module whose estimated memory exceeds BYTES (default: the "
-                      "available memory)")
+  command
+      ->add_option("--memory-budget", options->memory_budget,
+                   "Refuse a module whose estimated memory exceeds BYTES (default: the "
+                   "available memory)")
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json,
                     "Print one JSON object (median_ms, min_ms, max_ms, compile_ms, gflops, "

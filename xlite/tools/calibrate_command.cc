@@ -52,8 +52,7 @@ int RunCollectiveCalibration(const CalibrateOptions& options) {
     PrintError(absl::StrCat("xlite calibrate: error: ", mpi.status().message()));
     return kExitInvalidInput;
   }
-  absl::StatusOr<std::vector<CollectiveFit>> fits =
-      CalibrateCollectives(**mpi, options.collective);
+  absl::StatusOr<std::vector<CollectiveFit>> fits = CalibrateCollectives(**mpi, options.collective);
   int code = kExitOk;
   if (!fits.ok()) {
     PrintError(absl::StrCat("xlite calibrate: error: rank ", (*mpi)->rank(), ": ",
@@ -93,28 +92,30 @@ int RunCalibrate(const CalibrateOptions& options) {
 
 void AddCalibrateCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* command = app.add_subcommand(
-      "calibrate",
-      "Measure this machine and print its `host` device spec as JSON: FMA peak "
-      "(vectorised multiply-add chains on every thread), memory bandwidth "
-      "(STREAM-like triad and copy), exp rate and thread handoff latency. Takes "
-      "about two seconds; the machine should be otherwise idle.");
+  CLI::App* command =
+      app.add_subcommand("calibrate",
+                         "Measure this machine and print its `host` device spec as JSON: FMA peak "
+                         "(vectorised multiply-add chains on every thread), memory bandwidth "
+                         "(STREAM-like triad and copy), exp rate and thread handoff latency. Takes "
+                         "about two seconds; the machine should be otherwise idle.");
   command->add_option("-o,--output", options->output, "Write the JSON to this file");
   command->add_flag("--install", options->install,
                     absl::StrCat("Write it where `--device host` looks ($XLITE_HOST_SPEC, else "
                                  "~/.cache/xlite/host.json)"));
   command->add_option("--threads", options->measure.threads, "Threads (0 = all)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--array-mb", options->array_mb,
-                      "MiB per STREAM array (three arrays; larger than the caches)")
+  command
+      ->add_option("--array-mb", options->array_mb,
+                   "MiB per STREAM array (three arrays; larger than the caches)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
   command->add_flag("--collectives", options->collectives,
                     "Instead: under `mpirun -np N`, time all-reduce, all-gather, "
                     "reduce-scatter, all-to-all and permute on xlite's MPI communicator over "
                     "message sizes and print the fitted alpha (s) and beta (B/s) as JSON");
-  command->add_option("--max-bytes", options->collective.max_bytes,
-                      "With --collectives: the largest per-device message")
+  command
+      ->add_option("--max-bytes", options->collective.max_bytes,
+                   "With --collectives: the largest per-device message")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1} << 10, int64_t{1} << 30));
   command->callback([options, exit_code] { *exit_code = RunCalibrate(*options); });

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -34,15 +33,19 @@ constexpr Kind kKinds[] = {
 // A module whose entry is one collective of `kind` over all `n` devices on
 // a per-device operand of `elements`.
 std::string CollectiveModule(const Kind& kind, int64_t n, int64_t elements) {
-  std::string all = absl::StrCat("{", absl::StrJoin([&] {
-    std::vector<int64_t> ids;
-    for (int64_t i = 0; i < n; ++i) ids.push_back(i);
-    return ids;
-  }(), ","), "}");
+  std::string all = absl::StrCat("{",
+                                 absl::StrJoin(
+                                     [&] {
+                                       std::vector<int64_t> ids;
+                                       for (int64_t i = 0; i < n; ++i) ids.push_back(i);
+                                       return ids;
+                                     }(),
+                                     ","),
+                                 "}");
   std::string t = kind.type;
   std::string in = absl::StrCat(t, "[", elements, "]");
-  std::string groups = absl::StrCat("channel_id=1, replica_groups={", all,
-                                    "}, use_global_device_ids=true");
+  std::string groups =
+      absl::StrCat("channel_id=1, replica_groups={", all, "}, use_global_device_ids=true");
   std::string body;
   std::string_view name = kind.name;
   if (name == "all-reduce" || name == "all-reduce-s32") {
@@ -64,8 +67,8 @@ std::string CollectiveModule(const Kind& kind, int64_t n, int64_t elements) {
   }
   return absl::StrCat("HloModule calibrate, num_partitions=", n, "\n\nadd {\n  a = ", t,
                       "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT s = ", t,
-                      "[] add(a, b)\n}\n\nENTRY main {\n  p = ", in, " parameter(0)\n  ",
-                      body, "\n}\n");
+                      "[] add(a, b)\n}\n\nENTRY main {\n  p = ", in, " parameter(0)\n  ", body,
+                      "\n}\n");
 }
 
 // Least squares of seconds = alpha + bytes * inverse_beta, weighted by
@@ -91,8 +94,9 @@ absl::StatusOr<std::vector<CollectiveFit>> CalibrateCollectives(
     MpiRank& mpi, const CollectiveCalibrationOptions& options) {
   int64_t n = mpi.size();
   if (n < 2) {
-    return InvalidArgument("calibrating collectives needs at least 2 ranks: run it as "
-                           "mpirun -np N xlite calibrate --collectives");
+    return InvalidArgument(
+        "calibrating collectives needs at least 2 ranks: run it as "
+        "mpirun -np N xlite calibrate --collectives");
   }
   std::vector<CollectiveFit> fits;
   for (const Kind& kind : kKinds) {
@@ -139,10 +143,8 @@ std::string CollectiveFitsToJson(const std::vector<CollectiveFit>& fits, int64_t
                              {"path", fit.path},
                              {"timings", timings}};
   }
-  nlohmann::ordered_json out = {{"device", "host"},
-                                {"communicator", "mpi"},
-                                {"ranks", ranks},
-                                {"collectives", collectives}};
+  nlohmann::ordered_json out = {
+      {"device", "host"}, {"communicator", "mpi"}, {"ranks", ranks}, {"collectives", collectives}};
   return out.dump(2) + "\n";
 }
 

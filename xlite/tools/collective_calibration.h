@@ -15,13 +15,13 @@
 namespace xlite::tools {
 
 struct CollectiveTiming {
-  int64_t bytes = 0;     // per device: the operand each device contributes
-  double seconds = 0;    // median over the repetitions, on rank 0
+  int64_t bytes = 0;   // per device: the operand each device contributes
+  double seconds = 0;  // median over the repetitions, on rank 0
 };
 
 struct CollectiveFit {
-  std::string kind;      // all-reduce, all-gather, reduce-scatter, all-to-all, permute
-  std::string path;      // how xlite carries it over MPI
+  std::string kind;  // all-reduce, all-gather, reduce-scatter, all-to-all, permute
+  std::string path;  // how xlite carries it over MPI
   double alpha_seconds = 0;
   double beta_bytes_per_second = 0;  // 0 when the sizes showed no slope
   std::vector<CollectiveTiming> timings;

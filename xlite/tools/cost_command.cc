@@ -2,10 +2,9 @@
 // time on a device, and the instructions that cost most, as text or JSON.
 #include <algorithm>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -81,8 +80,7 @@ double Intensity(const Cost& cost) {
 }
 
 size_t RowCount(const Report& report, int64_t top) {
-  return top <= 0 ? report.rows.size()
-                  : std::min(report.rows.size(), static_cast<size_t>(top));
+  return top <= 0 ? report.rows.size() : std::min(report.rows.size(), static_cast<size_t>(top));
 }
 
 std::string ReportText(const Report& report, const DeviceSpec& device, int64_t top) {
@@ -207,23 +205,24 @@ int RunCost(const CostOptionsCli& options) {
 
 void AddCostCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<CostOptionsCli>();
-  CLI::App* command = app.add_subcommand(
-      "cost",
-      "Count flops, transcendentals and bytes accessed (XLA's HloCostAnalysis "
-      "conventions) and estimate the time on a device with a roofline: per "
-      "instruction max(flops / peak FLOP/s of its element type + "
-      "transcendentals / transcendental rate, bytes / memory bandwidth, "
-      "collective bytes / interconnect bandwidth + latency), summed. Prints "
-      "the totals and the instructions that take longest. Unlike XLA, a shape "
-      "without a layout is sized with the default layout, and while loops "
-      "with a known trip count (backend_config known_trip_count, or the "
-      "canonical counter pattern) are counted trip-count times (--xla-compat "
-      "counts one iteration, as XLA does). While and call instructions are "
-      "listed as their callees' instructions, with how often they run.");
+  CLI::App* command =
+      app.add_subcommand("cost",
+                         "Count flops, transcendentals and bytes accessed (XLA's HloCostAnalysis "
+                         "conventions) and estimate the time on a device with a roofline: per "
+                         "instruction max(flops / peak FLOP/s of its element type + "
+                         "transcendentals / transcendental rate, bytes / memory bandwidth, "
+                         "collective bytes / interconnect bandwidth + latency), summed. Prints "
+                         "the totals and the instructions that take longest. Unlike XLA, a shape "
+                         "without a layout is sized with the default layout, and while loops "
+                         "with a known trip count (backend_config known_trip_count, or the "
+                         "canonical counter pattern) are counted trip-count times (--xla-compat "
+                         "counts one iteration, as XLA does). While and call instructions are "
+                         "listed as their callees' instructions, with how often they run.");
   AddInputOptions(*command, &options->input);
-  command->add_option("--device", options->device,
-                      "Device: h100, h200, tpu-v5e, tpu-v5p, host (measured by `xlite "
-                      "calibrate`), or a path to a JSON spec")
+  command
+      ->add_option("--device", options->device,
+                   "Device: h100, h200, tpu-v5e, tpu-v5p, host (measured by `xlite "
+                   "calibrate`), or a path to a JSON spec")
       ->capture_default_str();
   command->add_option("--top", options->top, "Instructions to list (0 = all)")
       ->capture_default_str()

@@ -41,15 +41,14 @@ int RunFmt(const FmtOptions& options) {
 
 void AddFmtCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<FmtOptions>();
-  CLI::App* command = app.add_subcommand(
-      "fmt",
-      "Parse HLO text and print it in canonical form (modules of a split file "
-      "are printed with `// -----` between them). Exit 1 on a parse error.");
+  CLI::App* command =
+      app.add_subcommand("fmt",
+                         "Parse HLO text and print it in canonical form (modules of a split file "
+                         "are printed with `// -----` between them). Exit 1 on a parse error.");
   AddInputOptions(*command, &options->input);
   command->add_flag("--operand-shapes", options->operand_shapes,
                     "Write each operand with its shape, as older XLA dumps do");
-  command->add_flag("--no-metadata", options->no_metadata,
-                    "Leave out metadata={...}");
+  command->add_flag("--no-metadata", options->no_metadata, "Leave out metadata={...}");
   command->add_flag("--no-backend-config", options->no_backend_config,
                     "Leave out backend_config=...");
   command->add_flag("--short", options->short_form,

@@ -34,19 +34,19 @@ constexpr int kChains = 12;
 // macro writes the four x86 variants (the intrinsics differ only in name, and
 // each function needs its own target attribute).
 #if defined(__x86_64__)
-#define XLITE_FMA_KERNEL(name, isa, vec, scalar, lanes, set1, fmadd, add, store)     \
-  __attribute__((target(isa))) double name(int64_t iters, float* sink) {            \
-    vec acc[kChains];                                                                   \
+#define XLITE_FMA_KERNEL(name, isa, vec, scalar, lanes, set1, fmadd, add, store)           \
+  __attribute__((target(isa))) double name(int64_t iters, float* sink) {                   \
+    vec acc[kChains];                                                                      \
     for (int k = 0; k < kChains; ++k) acc[k] = set1(scalar(1) + scalar(k) * scalar(1e-3)); \
-    const vec m = set1(scalar(0.9999999)), a = set1(scalar(1e-7));                      \
-    for (int64_t i = 0; i < iters; ++i) {                                               \
-      for (int k = 0; k < kChains; ++k) acc[k] = fmadd(acc[k], m, a);                   \
-    }                                                                                   \
-    for (int k = 1; k < kChains; ++k) acc[0] = add(acc[0], acc[k]);                     \
-    alignas(64) scalar out[lanes];                                                      \
-    store(out, acc[0]);                                                                 \
-    for (scalar v : out) *sink += static_cast<float>(v);                                \
-    return 2.0 * lanes * kChains * static_cast<double>(iters);                          \
+    const vec m = set1(scalar(0.9999999)), a = set1(scalar(1e-7));                         \
+    for (int64_t i = 0; i < iters; ++i) {                                                  \
+      for (int k = 0; k < kChains; ++k) acc[k] = fmadd(acc[k], m, a);                      \
+    }                                                                                      \
+    for (int k = 1; k < kChains; ++k) acc[0] = add(acc[0], acc[k]);                        \
+    alignas(64) scalar out[lanes];                                                         \
+    store(out, acc[0]);                                                                    \
+    for (scalar v : out) *sink += static_cast<float>(v);                                   \
+    return 2.0 * lanes * kChains * static_cast<double>(iters);                             \
   }
 XLITE_FMA_KERNEL(FmaAvx512F32, "avx512f", __m512, float, 16, _mm512_set1_ps, _mm512_fmadd_ps,
                  _mm512_add_ps, _mm512_store_ps)
@@ -106,8 +106,8 @@ double BestKernelRate(Kernel kernel, int threads, int64_t iters, int reps) {
   std::vector<float> sinks(threads * 16, 0);
   for (int r = 0; r < reps; ++r) {
     std::vector<double> done(threads, 0);
-    const double seconds = RunOnThreads(
-        threads, [&](int t) { done[t] = kernel(iters, &sinks[t * 16]); });
+    const double seconds =
+        RunOnThreads(threads, [&](int t) { done[t] = kernel(iters, &sinks[t * 16]); });
     double total = 0;
     for (double d : done) total += d;
     if (seconds > 0) best = std::max(best, total / seconds);
@@ -196,8 +196,8 @@ std::string CpuModel() {
 
 HostMeasurement MeasureHost(const CalibrationOptions& options) {
   HostMeasurement m;
-  m.threads = options.threads > 0 ? options.threads
-                                  : std::max(1u, std::thread::hardware_concurrency());
+  m.threads =
+      options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   const Kernels kernels = PickKernels();
   m.vector_isa = kernels.isa;
   m.f32_flops_per_second =
@@ -220,15 +220,17 @@ HostMeasurement MeasureHost(const CalibrationOptions& options) {
     }
   });
   // STREAM's counting: copy moves 16 bytes per element, triad 24.
-  m.copy_bytes_per_second = BestStreamRate(s, m.threads, 16, 5, [](Stream& s, int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) s.c[i] = s.a[i];
-  });
-  m.triad_bytes_per_second = BestStreamRate(s, m.threads, 24, 5, [](Stream& s, int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) s.a[i] = s.b[i] + 3.0 * s.c[i];
-  });
+  m.copy_bytes_per_second =
+      BestStreamRate(s, m.threads, 16, 5, [](Stream& s, int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) s.c[i] = s.a[i];
+      });
+  m.triad_bytes_per_second =
+      BestStreamRate(s, m.threads, 24, 5, [](Stream& s, int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) s.a[i] = s.b[i] + 3.0 * s.c[i];
+      });
   m.thread_handoff_seconds = ThreadHandoffSeconds();
-  m.memory_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                   static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  m.memory_bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   return m;
 }
 
@@ -242,8 +244,7 @@ DeviceSpec HostSpecFromMeasurement(const HostMeasurement& m) {
                                      CpuModel(), m.threads, date);
   // CPUs compute bf16/f16/f8 and integer dots through f32-wide lanes, so they
   // get the f32 peak; f64 has its own.
-  spec.peak_flops_per_second = {{"f64", m.f64_flops_per_second},
-                                {"f32", m.f32_flops_per_second}};
+  spec.peak_flops_per_second = {{"f64", m.f64_flops_per_second}, {"f32", m.f32_flops_per_second}};
   spec.transcendentals_per_second = m.exp_per_second;
   spec.memory_bandwidth_bytes_per_second = m.triad_bytes_per_second;
   spec.memory_bytes = m.memory_bytes;

@@ -11,13 +11,13 @@
 namespace xlite::tools {
 
 struct CalibrationOptions {
-  int threads = 0;            // 0 = every hardware thread
+  int threads = 0;                 // 0 = every hardware thread
   int64_t array_bytes = 64 << 20;  // per STREAM array (three of them)
 };
 
 struct HostMeasurement {
   int threads = 1;
-  std::string vector_isa;     // "avx512f", "avx2+fma" or "scalar"
+  std::string vector_isa;  // "avx512f", "avx2+fma" or "scalar"
   double f32_flops_per_second = 0;
   double f64_flops_per_second = 0;
   double exp_per_second = 0;

@@ -17,8 +17,7 @@
 namespace xlite::tools {
 
 void AddInputOptions(CLI::App& command, InputOptions* options) {
-  command.add_option("input", options->path, "HLO text file, or - for stdin")
-      ->required();
+  command.add_option("input", options->path, "HLO text file, or - for stdin")->required();
   command.add_flag("--split-input-file", options->split_input_file,
                    "Treat lines `// -----` as separators between modules");
 }
@@ -63,10 +62,8 @@ absl::StatusOr<Source> ReadSource(const std::string& path) {
     Source source;
     source.name = path;
     source.text = std::string_view(static_cast<const char*>(mapped), size);
-    source.storage =
-        std::shared_ptr<const void>(mapped, [size](const void* p) {
-          munmap(const_cast<void*>(p), size);
-        });
+    source.storage = std::shared_ptr<const void>(
+        mapped, [size](const void* p) { munmap(const_cast<void*>(p), size); });
     return source;
   }
   // Not a regular file (a pipe, a device) or empty: streamed.
@@ -117,8 +114,7 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
       all_parsed = false;
       continue;
     }
-    modules->push_back({*std::move(module),
-                        absl::StrCat(source->name, ":", chunk.first_line + 1)});
+    modules->push_back({*std::move(module), absl::StrCat(source->name, ":", chunk.first_line + 1)});
   }
   SetActivity(absl::StrCat("processing the modules of ", source->name));
   return all_parsed;

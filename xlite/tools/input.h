@@ -4,7 +4,6 @@
 #define XLITE_TOOLS_INPUT_H_
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <string>

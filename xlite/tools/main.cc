@@ -1,6 +1,5 @@
 // The `xlite` command line: one subcommand per *_command.cc.
 #include <CLI/CLI.hpp>
-
 #include <new>
 #include <stdexcept>
 
@@ -14,9 +13,10 @@
 int main(int argc, char** argv) {
   using namespace xlite::tools;
   PrepareHeap();
-  CLI::App app{"xlite: tools for XLA's HLO text format.\n"
-               "Exit codes: 0 ok, 1 invalid input, 2 usage error.",
-               "xlite"};
+  CLI::App app{
+      "xlite: tools for XLA's HLO text format.\n"
+      "Exit codes: 0 ok, 1 invalid input, 2 usage error.",
+      "xlite"};
   app.require_subcommand(1);
   int exit_code = kExitOk;
   AddFmtCommand(app, &exit_code);

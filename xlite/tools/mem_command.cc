@@ -3,10 +3,9 @@
 // conditionals and calls counted at their call site, every memory
 // scheduler's peak side by side, and the bytes over the schedule as an SVG.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
 #include "xlite/base/byte_text.h"
@@ -36,7 +35,8 @@ std::string ReportText(const MemoryReport& r) {
                         r.peak_step, r.steps, r.peak_instruction, r.peak_computation);
   absl::StrAppendFormat(&out, "temporaries peak: %s\n", BytesText(r.temp_peak_bytes));
   absl::StrAppendFormat(&out, "parameters: %s, constants: %s, outputs: %s\n",
-                        BytesText(r.parameter_bytes), BytesText(r.constant_bytes), BytesText(r.output_bytes));
+                        BytesText(r.parameter_bytes), BytesText(r.constant_bytes),
+                        BytesText(r.output_bytes));
   absl::StrAppendFormat(&out, "arena of temporaries and outputs: %s, fragmentation %s\n",
                         BytesText(r.arena_bytes), BytesText(r.fragmentation_bytes));
   out += "peak by scheduler:";
@@ -151,8 +151,9 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
       "set counts there. Buffers come from the dataflow and alias analysis (tuples, while "
       "state, in-place updates, input_output_alias); the call graph is flattened first.");
   AddInputOptions(*command, &options->input);
-  command->add_option("--scheduler", options->scheduler,
-                      "best, list, dfs, postorder, or module (the module's own order)")
+  command
+      ->add_option("--scheduler", options->scheduler,
+                   "best, list, dfs, postorder, or module (the module's own order)")
       ->capture_default_str();
   command->add_option("--top", options->top, "Buffers to list (0 = all live at the peak)")
       ->capture_default_str()

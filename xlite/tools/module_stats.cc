@@ -8,9 +8,7 @@
 namespace xlite::tools {
 namespace {
 
-ShapeBytes DescribeShape(const Shape& shape) {
-  return {shape.ToString(), shape.ByteSizeOf()};
-}
+ShapeBytes DescribeShape(const Shape& shape) { return {shape.ToString(), shape.ByteSizeOf()}; }
 
 int64_t SumBytes(const std::vector<ShapeBytes>& shapes) {
   int64_t total = 0;
@@ -43,11 +41,10 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
       stats.collectives.emplace_back(OpcodeName(opcode), counts[i]);
     }
   }
-  std::sort(stats.opcodes.begin(), stats.opcodes.end(),
-            [](const auto& a, const auto& b) {
-              if (a.second != b.second) return a.second > b.second;
-              return a.first < b.first;
-            });
+  std::sort(stats.opcodes.begin(), stats.opcodes.end(), [](const auto& a, const auto& b) {
+    if (a.second != b.second) return a.second > b.second;
+    return a.first < b.first;
+  });
   std::sort(stats.collectives.begin(), stats.collectives.end());
 
   if (module.entry_computation() != nullptr) {

@@ -24,10 +24,9 @@ absl::Status MpiRank::CheckDeviceCount(const HloModule& module) const {
   int64_t partitions = module.config().num_partitions;
   if (replicas * partitions != size()) {
     return InvalidArgument("module ", module.name(), " runs on ", replicas * partitions,
-                           " devices (replica_count ", replicas, " x num_partitions ",
-                           partitions, ") but this mpirun job has ", size(),
-                           size() == 1 ? " rank" : " ranks", "; start it with mpirun -np ",
-                           replicas * partitions);
+                           " devices (replica_count ", replicas, " x num_partitions ", partitions,
+                           ") but this mpirun job has ", size(), size() == 1 ? " rank" : " ranks",
+                           "; start it with mpirun -np ", replicas * partitions);
   }
   return absl::OkStatus();
 }
@@ -45,8 +44,8 @@ absl::StatusOr<std::unique_ptr<MpiRank>> MpiRank::Start(double timeout_seconds) 
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> communicator,
                          MpiCommunicator::Create(timeout));
-  return std::unique_ptr<MpiRank>(new MpiRank(
-      std::unique_ptr<MpiCommunicator, CommunicatorDeleter>(communicator.release())));
+  return std::unique_ptr<MpiRank>(
+      new MpiRank(std::unique_ptr<MpiCommunicator, CommunicatorDeleter>(communicator.release())));
 }
 
 int64_t MpiRank::rank() const { return communicator_->rank(); }
@@ -97,8 +96,7 @@ Communicator* MpiRank::communicator() { return nullptr; }
 int MpiRank::Finish(int exit_code) { return exit_code; }
 void MpiRank::Abort(std::string_view) { std::_Exit(1); }
 
-absl::StatusOr<std::vector<Literal>> MpiRank::RunDevice(const HloModule&,
-                                                        absl::Span<const Literal>,
+absl::StatusOr<std::vector<Literal>> MpiRank::RunDevice(const HloModule&, absl::Span<const Literal>,
                                                         EvalOptions) {
   return Unimplemented("this xlite was built without MPI");
 }

@@ -54,8 +54,8 @@ int RunOpt(const OptOptions& options) {
   std::string spec = options.passes;
   if (!options.pipeline.empty()) {
     if (!NamedPipelineSpec(options.pipeline)) {
-      PrintError(absl::StrCat("xlite opt: unknown pipeline '", options.pipeline,
-                              "' (see --list-passes)"));
+      PrintError(
+          absl::StrCat("xlite opt: unknown pipeline '", options.pipeline, "' (see --list-passes)"));
       return kExitUsage;
     }
     spec = options.pipeline;
@@ -85,8 +85,7 @@ int RunOpt(const OptOptions& options) {
       return kExitInvalidInput;
     }
     if (options.pass_stats) {
-      std::cerr << "pass statistics for module " << module.name() << ":\n"
-                << report.StatsTable();
+      std::cerr << "pass statistics for module " << module.name() << ":\n" << report.StatsTable();
     }
     if (i > 0) out += "// -----\n";
     AppendModule(module, PrintOptions(), &out);
@@ -99,10 +98,10 @@ int RunOpt(const OptOptions& options) {
 
 void AddOptCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<OptOptions>();
-  CLI::App* command = app.add_subcommand(
-      "opt",
-      "Run HLO passes (--passes=a,b{k=v},fixed-point(c,d)) or a named pipeline "
-      "(--pipeline=default) and print the resulting module.");
+  CLI::App* command =
+      app.add_subcommand("opt",
+                         "Run HLO passes (--passes=a,b{k=v},fixed-point(c,d)) or a named pipeline "
+                         "(--pipeline=default) and print the resulting module.");
   AddInputOptions(*command, &options->input);
   command->get_option("input")->required(false);
   command->add_option("--passes", options->passes,

@@ -3,9 +3,8 @@
 #ifndef XLITE_TOOLS_REPORT_OUTPUT_H_
 #define XLITE_TOOLS_REPORT_OUTPUT_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "xlite/tools/input.h"
 

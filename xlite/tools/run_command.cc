@@ -15,15 +15,15 @@
 #include "xlite/runtime/array_summary.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/runtime/npy_io.h"
+#include "xlite/spmd/sharded_execution.h"
+#include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
-#include "xlite/tools/out_of_memory.h"
 #include "xlite/tools/mpi_run.h"
+#include "xlite/tools/out_of_memory.h"
 #include "xlite/tools/run_inputs.h"
 #include "xlite/tools/run_limits.h"
-#include "xlite/spmd/sharded_execution.h"
-#include "xlite/text/printer.h"
 
 namespace xlite::tools {
 namespace {
@@ -36,15 +36,15 @@ struct RunOptions {
   // Empty: the cpu backend (when built) for single-device runs, the
   // interpreter for --spmd, MPI and multi-device modules.
   std::string backend;
-  int threads = 0;                // 0: one per core
-  bool profile = false;           // print the backend's time per kernel/thunk
+  int threads = 0;       // 0: one per core
+  bool profile = false;  // print the backend's time per kernel/thunk
   int64_t print_elements = 8;
   std::optional<int64_t> memory_budget;
   std::optional<double> timeout_seconds;
   std::string communicator = "in-process";
   double collective_timeout = 60;
-  bool spmd = false;              // propagate, partition, run the partitions
-  std::string save_partitioned;   // with --spmd: write the per-partition module
+  bool spmd = false;             // propagate, partition, run the partitions
+  std::string save_partitioned;  // with --spmd: write the per-partition module
 };
 
 // An error with the exit code it maps to.
@@ -127,8 +127,7 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
                      absl::StrCat("partitioning failed: ", partitioned.status().message())};
     }
     if (!options.save_partitioned.empty() && (mpi == nullptr || mpi->is_root())) {
-      absl::Status saved =
-          runtime::WriteBinaryFile(options.save_partitioned, PrintModule(module));
+      absl::Status saved = runtime::WriteBinaryFile(options.save_partitioned, PrintModule(module));
       if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
     }
     absl::StatusOr<Literal> result;
@@ -190,7 +189,8 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
   } else {
     std::vector<std::vector<Literal>> per_device;
     per_device.push_back(std::move(args));
-    absl::StatusOr<std::vector<Literal>> all = EvaluateOnAllDevices(module, per_device, eval_options);
+    absl::StatusOr<std::vector<Literal>> all =
+        EvaluateOnAllDevices(module, per_device, eval_options);
     if (!all.ok()) {
       return EvaluationFailure(all.status(), options);
     }
@@ -239,42 +239,47 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   command->add_option("--save-inputs", options->save_inputs,
                       "Write the arguments used (e.g. generated ones) to this .npz as arg0, "
                       "arg1..., for a later --inputs");
-  command->add_option("--backend", options->backend,
-                      absl::StrCat("Backend to run on (", AvailableBackends(), "; default: ",
-                                   DefaultBackend(), " for one device, interpreter for "
-                                   "--spmd, MPI and multi-device modules)"));
-  command->add_option("--threads", options->threads,
-                      "Worker threads of the backend (0: one per core)")
+  command->add_option(
+      "--backend", options->backend,
+      absl::StrCat("Backend to run on (", AvailableBackends(), "; default: ", DefaultBackend(),
+                   " for one device, interpreter for "
+                   "--spmd, MPI and multi-device modules)"));
+  command
+      ->add_option("--threads", options->threads, "Worker threads of the backend (0: one per core)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--profile", options->profile,
                     "Print the time per fused computation/thunk to stderr (backends that keep "
                     "one; the interpreter keeps none)");
-  command->add_option("--print-elements", options->print_elements,
-                      "Leading elements shown per leaf")
+  command
+      ->add_option("--print-elements", options->print_elements, "Leading elements shown per leaf")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--memory-budget", options->memory_budget,
-                      "Refuse a run whose estimated memory exceeds BYTES (default: the "
-                      "available memory, MemAvailable of /proc/meminfo)")
+  command
+      ->add_option("--memory-budget", options->memory_budget,
+                   "Refuse a run whose estimated memory exceeds BYTES (default: the "
+                   "available memory, MemAvailable of /proc/meminfo)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--timeout", options->timeout_seconds,
-                      "Stop the evaluation with an error after SECONDS")
+  command
+      ->add_option("--timeout", options->timeout_seconds,
+                   "Stop the evaluation with an error after SECONDS")
       ->check(CLI::PositiveNumber);
-  command->add_option("--communicator", options->communicator,
-                      "How the devices of a multi-device module communicate: in-process "
-                      "(threads) or mpi (run under `mpirun -np N`, one device per rank; rank 0 "
-                      "prints and writes the results)")
+  command
+      ->add_option("--communicator", options->communicator,
+                   "How the devices of a multi-device module communicate: in-process "
+                   "(threads) or mpi (run under `mpirun -np N`, one device per rank; rank 0 "
+                   "prints and writes the results)")
       ->capture_default_str()
       ->check(CLI::IsMember({"in-process", "mpi"}));
   command->add_flag("--spmd", options->spmd,
-                   "Propagate shardings, partition the module (the spmd pipeline), run "
-                   "num_partitions devices on global inputs and print the global results");
+                    "Propagate shardings, partition the module (the spmd pipeline), run "
+                    "num_partitions devices on global inputs and print the global results");
   command->add_option("--save-partitioned", options->save_partitioned,
                       "With --spmd: write the per-partition module to this file");
-  command->add_option("--collective-timeout", options->collective_timeout,
-                      "With --communicator mpi: seconds a rank waits for a collective, a "
-                      "transfer or the final results before ending every rank with an error")
+  command
+      ->add_option("--collective-timeout", options->collective_timeout,
+                   "With --communicator mpi: seconds a rank waits for a collective, a "
+                   "transfer or the final results before ending every rank with an error")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->callback([options, exit_code] {

@@ -54,9 +54,9 @@ absl::StatusOr<std::vector<Literal>> ArgumentsFromNpyFiles(const std::vector<std
   std::vector<Literal> args;
   for (int64_t i = 0; i < params; ++i) {
     XLITE_ASSIGN_OR_RETURN(Literal array, runtime::ReadNpyFile(files[i]));
-    XLITE_ASSIGN_OR_RETURN(
-        Literal arg, runtime::AdaptArray(array, entry.parameter_instruction(i)->shape(),
-                                         absl::StrCat("input ", i, " (", files[i], ")")));
+    XLITE_ASSIGN_OR_RETURN(Literal arg,
+                           runtime::AdaptArray(array, entry.parameter_instruction(i)->shape(),
+                                               absl::StrCat("input ", i, " (", files[i], ")")));
     args.push_back(std::move(arg));
   }
   return args;

@@ -46,12 +46,11 @@ absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes,
   const ModuleConfig& config = module.config();
   int64_t devices = one_device_per_process ? 1 : config.DeviceCount();
   if (devices > kMaxInProcessDevices) {
-    return InvalidArgument("the module needs ", devices == INT64_MAX ? "more than 2^63"
-                                                                     : absl::StrCat(devices),
-                           " devices (replica_count=", config.replica_count,
-                           " × num_partitions=", config.num_partitions, "); one process runs at most ",
-                           kMaxInProcessDevices,
-                           ": run it on several processes with --communicator mpi");
+    return InvalidArgument(
+        "the module needs ", devices == INT64_MAX ? "more than 2^63" : absl::StrCat(devices),
+        " devices (replica_count=", config.replica_count,
+        " × num_partitions=", config.num_partitions, "); one process runs at most ",
+        kMaxInProcessDevices, ": run it on several processes with --communicator mpi");
   }
   RunMemoryEstimate estimate = EstimateRunMemory(module);
   int64_t needed = one_device_per_process ? estimate.per_device_bytes : estimate.total_bytes;
@@ -72,8 +71,8 @@ absl::Status CheckRunResources(const HloModule& module, int64_t budget_bytes,
 std::chrono::steady_clock::time_point StartDeadline(std::optional<double> timeout_seconds) {
   using Clock = std::chrono::steady_clock;
   if (!timeout_seconds) return Clock::time_point::max();
-  auto limit = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(*timeout_seconds));
+  auto limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*timeout_seconds));
   Clock::time_point deadline = Clock::now() + limit;
   double seconds = *timeout_seconds;
   std::thread([deadline, seconds] {

@@ -6,10 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -21,8 +20,8 @@
 #include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/latency_hiding_scheduler.h"
-#include "xlite/sched/rematerialization.h"
 #include "xlite/sched/memory_scheduler.h"
+#include "xlite/sched/rematerialization.h"
 #include "xlite/sched/step_estimate.h"
 #include "xlite/sched/trace.h"
 #include "xlite/text/printer.h"
@@ -81,11 +80,10 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   row("exposed communication", s.exposed_communication_seconds,
       r.sync.exposed_communication_seconds);
   absl::StrAppendFormat(&out, "%-34s %13.1f%% %13.1f%%\n", "overlap", Overlap(s), Overlap(r.sync));
-  absl::StrAppendFormat(&out, "lower bound: %s (critical path %s); scheduled is %.2f%% above it\n",
-                        Seconds(s.lower_bound_seconds), Seconds(s.critical_path_seconds),
-                        s.lower_bound_seconds > 0
-                            ? 100 * (s.step_seconds / s.lower_bound_seconds - 1)
-                            : 0.0);
+  absl::StrAppendFormat(
+      &out, "lower bound: %s (critical path %s); scheduled is %.2f%% above it\n",
+      Seconds(s.lower_bound_seconds), Seconds(s.critical_path_seconds),
+      s.lower_bound_seconds > 0 ? 100 * (s.step_seconds / s.lower_bound_seconds - 1) : 0.0);
   absl::StrAppendFormat(&out, "peak memory: %s (base memory schedule %s, limit %s)\n",
                         BytesText(r.peak_bytes), BytesText(r.base_peak_bytes, false),
                         BytesText(r.memory_limit_bytes, false));
@@ -100,9 +98,10 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   }
   std::vector<const CollectiveTiming*> rows;
   for (const CollectiveTiming& c : s.collectives) rows.push_back(&c);
-  std::stable_sort(rows.begin(), rows.end(), [](const CollectiveTiming* a, const CollectiveTiming* b) {
-    return a->exposed_seconds > b->exposed_seconds;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const CollectiveTiming* a, const CollectiveTiming* b) {
+                     return a->exposed_seconds > b->exposed_seconds;
+                   });
   const size_t shown = top <= 0 ? rows.size() : std::min(rows.size(), static_cast<size_t>(top));
   absl::StrAppendFormat(&out, "collectives by exposed time (%d of %d):\n", shown, rows.size());
   absl::StrAppendFormat(&out, "  %12s %12s %6s %-20s %s\n", "exposed", "time", "runs", "opcode",
@@ -138,9 +137,13 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
   json["scheduling_seconds"] = r.scheduling_seconds;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const CollectiveTiming& c : s.collectives) {
-    list.push_back({{"name", c.name}, {"opcode", c.opcode}, {"seconds", c.seconds},
-                    {"exposed_seconds", c.exposed_seconds}, {"op_name", c.op_name},
-                    {"computation", c.computation}, {"executions", c.executions},
+    list.push_back({{"name", c.name},
+                    {"opcode", c.opcode},
+                    {"seconds", c.seconds},
+                    {"exposed_seconds", c.exposed_seconds},
+                    {"op_name", c.op_name},
+                    {"computation", c.computation},
+                    {"executions", c.executions},
                     {"algorithm", std::string(c.algorithm)}});
   }
   json["collectives"] = std::move(list);
@@ -258,15 +261,18 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       "its exposed part, per collective, beside the synchronous text order, and the lower "
       "bound max(compute, communication per kind, critical path).");
   AddInputOptions(*command, &options->input);
-  command->add_option("--device", options->device,
-                      "Device: h100, h200, tpu-v5e, tpu-v5p, host, or a path to a JSON spec")
+  command
+      ->add_option("--device", options->device,
+                   "Device: h100, h200, tpu-v5e, tpu-v5p, host, or a path to a JSON spec")
       ->capture_default_str();
-  command->add_option("--memory-limit", options->memory_limit,
-                      "Bytes the schedule may hold at its peak (default: the memory "
-                      "schedule's peak)")
+  command
+      ->add_option("--memory-limit", options->memory_limit,
+                   "Bytes the schedule may hold at its peak (default: the memory "
+                   "schedule's peak)")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--max-in-flight", options->max_in_flight,
-                      "Collectives of one kind in flight at once")
+  command
+      ->add_option("--max-in-flight", options->max_in_flight,
+                   "Collectives of one kind in flight at once")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->add_option("--trace", options->trace, "Write a Chrome/Perfetto trace JSON");

@@ -4,16 +4,15 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/verifier.h"
-#include "xlite/spmd/propagation.h"
 #include "xlite/spmd/partition_report.h"
 #include "xlite/spmd/partitioner.h"
+#include "xlite/spmd/propagation.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -101,8 +100,10 @@ int RunShard(const ShardOptions& options) {
     }
     absl::Status verified = VerifyModule(module);
     if (!verified.ok()) {
-      PrintError(absl::StrCat(loaded.location, ": error: the module after propagation does not "
-                              "verify: ", verified.message()));
+      PrintError(absl::StrCat(loaded.location,
+                              ": error: the module after propagation does not "
+                              "verify: ",
+                              verified.message()));
       ok = false;
     }
     nlohmann::json json_instructions = nlohmann::json::array();
@@ -120,11 +121,11 @@ int RunShard(const ShardOptions& options) {
         for (size_t l = 0; l < origins.leaves.size(); ++l) {
           leaves.push_back(OriginJson(*result, origins, static_cast<int64_t>(l)));
         }
-        json_instructions.push_back({{"computation", inst.parent()->name()},
-                                     {"name", inst.name()},
-                                     {"sharding", inst.has_sharding() ? PrintSharding(inst.sharding())
-                                                                      : "none"},
-                                     {"leaves", leaves}});
+        json_instructions.push_back(
+            {{"computation", inst.parent()->name()},
+             {"name", inst.name()},
+             {"sharding", inst.has_sharding() ? PrintSharding(inst.sharding()) : "none"},
+             {"leaves", leaves}});
         continue;
       }
       if (options.print_module) continue;
@@ -160,16 +161,16 @@ int RunShard(const ShardOptions& options) {
       spmd::EntryShardings entry;
       absl::StatusOr<spmd::PartitionReport> report = spmd::PartitionModule(module, &entry);
       if (!report.ok()) {
-        PrintError(absl::StrCat(loaded.location, ": error: partitioning failed: ",
-                                report.status().message()));
+        PrintError(absl::StrCat(loaded.location,
+                                ": error: partitioning failed: ", report.status().message()));
         ok = false;
       } else {
         std::cout << spmd::FormatPartitionReport(*report, entry, module);
       }
     }
     std::cout << module.name() << ": " << total << " instructions, " << annotated
-              << " annotated values, " << result->unsharded << " without a sharding, "
-              << conflicts << " conflicts, " << result->fixed_point_rounds << " rounds\n";
+              << " annotated values, " << result->unsharded << " without a sharding, " << conflicts
+              << " conflicts, " << result->fixed_point_rounds << " rounds\n";
   }
   if (options.json) std::cout << json_modules.dump(1) << "\n";
   return ok ? kExitOk : kExitInvalidInput;
@@ -185,8 +186,9 @@ void AddShardCommand(CLI::App& app, int* exit_code) {
       "allow_spmd_sharding_propagation_to_* settings) and print every instruction's sharding; "
       "--explain [NAME...] (after the file) adds where each sharding came from.");
   AddInputOptions(*command, &options->input);
-  CLI::Option* explain = command->add_option("--explain", options->explain_names,
-                                             "Print origin chains (only for NAME... if given)")
+  CLI::Option* explain = command
+                             ->add_option("--explain", options->explain_names,
+                                          "Print origin chains (only for NAME... if given)")
                              ->expected(0, -1);
   command->add_flag("--json", options->json, "Print JSON (shardings, origins, chains)");
   command->add_flag("--print-module", options->print_module,

@@ -1,10 +1,9 @@
 // `xlite stats`: summary numbers of each module, as text or JSON.
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
 #include "xlite/tools/commands.h"
@@ -19,12 +18,11 @@ struct StatsOptions {
   bool json = false;
 };
 
-void AppendShapeList(std::string_view title, const std::vector<ShapeBytes>& shapes,
-                     int64_t total, std::string* out) {
+void AppendShapeList(std::string_view title, const std::vector<ShapeBytes>& shapes, int64_t total,
+                     std::string* out) {
   absl::StrAppendFormat(out, "%s: %d (%d bytes)\n", title, shapes.size(), total);
   for (size_t i = 0; i < shapes.size(); ++i) {
-    absl::StrAppendFormat(out, "  %d: %s %d bytes\n", i, shapes[i].shape,
-                          shapes[i].bytes);
+    absl::StrAppendFormat(out, "  %d: %s %d bytes\n", i, shapes[i].shape, shapes[i].bytes);
   }
 }
 
@@ -50,8 +48,7 @@ std::string StatsText(const ModuleStats& stats) {
   absl::StrAppendFormat(&out, "instructions: %d\n", stats.instructions);
   AppendShapeList("entry parameters", stats.parameters, stats.parameter_bytes, &out);
   AppendShapeList("outputs", stats.outputs, stats.output_bytes, &out);
-  absl::StrAppendFormat(&out, "constants: %d (%d bytes)\n", stats.constants,
-                        stats.constant_bytes);
+  absl::StrAppendFormat(&out, "constants: %d (%d bytes)\n", stats.constants, stats.constant_bytes);
   AppendCounts("collectives", stats.collectives, &out);
   AppendCounts("opcodes", stats.opcodes, &out);
   return out;
@@ -96,8 +93,7 @@ int RunStats(const StatsOptions& options) {
       all.push_back(StatsJson(ComputeModuleStats(*loaded.module)));
     }
     // A split file gives an array; a single module gives its object.
-    const nlohmann::ordered_json& out =
-        options.input.split_input_file ? all : all.at(0);
+    const nlohmann::ordered_json& out = options.input.split_input_file ? all : all.at(0);
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -114,11 +110,11 @@ int RunStats(const StatsOptions& options) {
 
 void AddStatsCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<StatsOptions>();
-  CLI::App* command = app.add_subcommand(
-      "stats",
-      "Print summary numbers of each module: computations, instructions, "
-      "entry parameter and output shapes with their bytes, constant bytes, "
-      "collectives by opcode and the opcode histogram (by count, then name).");
+  CLI::App* command =
+      app.add_subcommand("stats",
+                         "Print summary numbers of each module: computations, instructions, "
+                         "entry parameter and output shapes with their bytes, constant bytes, "
+                         "collectives by opcode and the opcode histogram (by count, then name).");
   AddInputOptions(*command, &options->input);
   command->add_flag("--json", options->json, "Print JSON instead of text");
   command->callback([options, exit_code] { *exit_code = RunStats(*options); });

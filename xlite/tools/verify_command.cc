@@ -23,8 +23,7 @@ int RunVerify(const VerifyCommandOptions& options) {
   VerifyOptions verify_options;
   verify_options.layout_sensitive = options.layout_sensitive;
   for (const LoadedModule& loaded : modules) {
-    for (const std::string& violation :
-         VerifyModuleAll(*loaded.module, verify_options)) {
+    for (const std::string& violation : VerifyModuleAll(*loaded.module, verify_options)) {
       PrintError(absl::StrCat(loaded.location, ": error: ", violation));
       ok = false;
     }
@@ -38,10 +37,10 @@ int RunVerify(const VerifyCommandOptions& options) {
 
 void AddVerifyCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<VerifyCommandOptions>();
-  CLI::App* command = app.add_subcommand(
-      "verify",
-      "Parse and verify HLO modules; prints `OK: <n> modules`, or every "
-      "error with its position and exits 1.");
+  CLI::App* command =
+      app.add_subcommand("verify",
+                         "Parse and verify HLO modules; prints `OK: <n> modules`, or every "
+                         "error with its position and exits 1.");
   AddInputOptions(*command, &options->input);
   command->add_flag("--layout-sensitive", options->layout_sensitive,
                     "Also check layouts where XLA's layout-sensitive verifier does");

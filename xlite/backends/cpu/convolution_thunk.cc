@@ -8,8 +8,8 @@
 #include "xlite/backends/cpu/convolution_thunk.h"
 
 #include <dlfcn.h>
-#include <oneapi/dnnl/dnnl.hpp>
 
+#include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -42,8 +42,8 @@ Operand MakeOperand(BufferRef ref, const memory::desc& user_desc,
     op.primitive = op.user;
   } else {
     op.primitive = memory(primitive_desc, engine, nullptr);
-    op.reorder = input ? dnnl::reorder(op.user, op.primitive)
-                       : dnnl::reorder(op.primitive, op.user);
+    op.reorder =
+        input ? dnnl::reorder(op.user, op.primitive) : dnnl::reorder(op.primitive, op.user);
   }
   return op;
 }
@@ -108,8 +108,8 @@ class ConvolutionThunk : public Thunk {
       if (dst_.reorder) dst_.reorder->execute(stream_, dst_.primitive, dst_.user);
       stream_.wait();
     } catch (const dnnl::error& e) {
-      return absl::InternalError(absl::StrCat("oneDNN convolution ", instruction().name(),
-                                              ": ", e.what()));
+      return absl::InternalError(
+          absl::StrCat("oneDNN convolution ", instruction().name(), ": ", e.what()));
     }
     return absl::OkStatus();
   }
@@ -148,8 +148,8 @@ memory::desc DescOf(const Layout& layout) {
 bool Supported(const HloInstruction& conv, const ConvolutionAttrs& attrs) {
   if (conv.operand_count() != 2) return false;
   for (const Shape* shape : {&conv.shape(), &conv.operand(0)->shape(), &conv.operand(1)->shape()}) {
-    if (!shape->IsArray() || shape->element_type() != PrimitiveType::F32 ||
-        !shape->is_static() || shape->ElementCount() == 0) {
+    if (!shape->IsArray() || shape->element_type() != PrimitiveType::F32 || !shape->is_static() ||
+        shape->ElementCount() == 0) {
       return false;
     }
   }

@@ -21,8 +21,8 @@ namespace xlite::cpu {
 std::unique_ptr<Thunk> MaybeMakeConvolutionThunk(const HloInstruction& conv, BufferRef out,
                                                  BufferRef lhs, BufferRef rhs, int threads);
 #else
-inline std::unique_ptr<Thunk> MaybeMakeConvolutionThunk(const HloInstruction&, BufferRef,
-                                                        BufferRef, BufferRef, int) {
+inline std::unique_ptr<Thunk> MaybeMakeConvolutionThunk(const HloInstruction&, BufferRef, BufferRef,
+                                                        BufferRef, int) {
   return nullptr;
 }
 #endif

@@ -177,8 +177,8 @@ class CpuExecutable : public runtime::Executable {
         case HloOpcode::kParameter:
           // Arrays are read where the caller keeps them; tuples are copied in.
           if (inst->shape().IsArray()) {
-            trees[inst] = BufferTree{inst->shape(), 0, {},
-                                     static_cast<int32_t>(1 + inst->parameter_number())};
+            trees[inst] = BufferTree{
+                inst->shape(), 0, {}, static_cast<int32_t>(1 + inst->parameter_number())};
             in_place_.push_back(inst->parameter_number());
           } else {
             trees[inst] = planner.Allocate(inst->shape(), 0);
@@ -253,8 +253,8 @@ class CpuExecutable : public runtime::Executable {
       } else if (step.kind == Step::kDot) {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
       } else if (step.kind == Step::kConvolution) {
-        thunk = MaybeMakeConvolutionThunk(inst, at(&inst), at(inst.operand(0)),
-                                          at(inst.operand(1)), pool_->size());
+        thunk = MaybeMakeConvolutionThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)),
+                                          pool_->size());
       }
       if (thunk == nullptr) {
         std::vector<BufferTree> operands;
@@ -331,7 +331,8 @@ class CpuExecutable : public runtime::Executable {
     std::vector<std::string> fallbacks;
     for (size_t i = 0; i < thunks_.size(); ++i) {
       const HloInstruction& inst = thunks_[i]->instruction();
-      std::string what = absl::StrCat(inst.name(), " (", std::string(OpcodeName(inst.opcode())), ")");
+      std::string what =
+          absl::StrCat(inst.name(), " (", std::string(OpcodeName(inst.opcode())), ")");
       out += absl::StrFormat("%-9s %12.3f %8d  %s\n", std::string(thunks_[i]->kind()),
                              profiles_[i].seconds * 1e3, profiles_[i].calls, what);
       if (thunks_[i]->kind() == "fallback") fallbacks.push_back(what);

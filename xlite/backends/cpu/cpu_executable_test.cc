@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/differential/literal_compare.h"
-#include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/eval/interpreter_executable.h"
 #include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"
@@ -18,11 +18,9 @@
 namespace xlite::cpu {
 namespace {
 
-
 // Runs `text` on both backends for a few seeds and compares; returns the
 // cpu backend's profile report.
-std::string ExpectSameAsInterpreter(const std::string& text, double relative = 0,
-                                    int threads = 2) {
+std::string ExpectSameAsInterpreter(const std::string& text, double relative = 0, int threads = 2) {
   auto module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok()) return "";
@@ -190,14 +188,18 @@ ENTRY e {
   x = f32[33,70] parameter(0)
   w = f32[50,70] parameter(1)
   ROOT d = f32[33,50] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
-})", kRelative), "dot", "d (dot)"));
+})",
+                                              kRelative),
+                      "dot", "d (dot)"));
   EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
   x = f64[3,20,7] parameter(0)
   w = f64[3,20,9] parameter(1)
   ROOT d = f64[3,7,9] dot(x, w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}
-})", 1e-12), "dot", "d (dot)"));
+})",
+                                              1e-12),
+                      "dot", "d (dot)"));
   // A vector-matrix product, batch dimensions in the middle (attention's
   // bqhd,bkhd->bhqk) and a strided batch all take gemms; free dimensions
   // split by the contracting one do not and go through the evaluator.
@@ -207,28 +209,34 @@ ENTRY e {
   v = f32[40] parameter(0)
   w = f32[40,12] parameter(1)
   ROOT d = f32[12] dot(v, w), lhs_contracting_dims={0}, rhs_contracting_dims={0}
-})", kRelative);
+})",
+                          kRelative);
   EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
   q = f32[2,17,3,8] parameter(0)
   k = f32[2,19,3,8] parameter(1)
   ROOT d = f32[2,3,17,19] dot(q, k), lhs_batch_dims={0,2}, rhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_contracting_dims={3}
-})", kRelative), "dot", "d (dot)"));
+})",
+                                              kRelative),
+                      "dot", "d (dot)"));
   EXPECT_TRUE(HasLine(ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
   x = f32[4,3,5] parameter(0)
   w = f32[5,3,6] parameter(1)
   ROOT d = f32[3,4,6] dot(x, w), lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
-})", kRelative), "dot", "d (dot)"));
+})",
+                                              kRelative),
+                      "dot", "d (dot)"));
   std::string report = ExpectSameAsInterpreter(R"(
 HloModule m
 ENTRY e {
   x = f32[4,5,2] parameter(0)
   w = f32[5,6] parameter(1)
   ROOT d = f32[4,2,6] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-})", kRelative);
+})",
+                                               kRelative);
   EXPECT_TRUE(HasLine(report, "fallback", "d (dot)")) << report;
 }
 
@@ -241,12 +249,14 @@ HloModule m
 r {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT c = f32[] )", op, R"((a, b)
+  ROOT c = f32[] )",
+                                      op, R"((a, b)
 }
 ENTRY e {
   x = f32[7,300,9] parameter(0)
   z = f32[] parameter(1)
-  ROOT y = reduce(x, z), dimensions=)", dims, ", to_apply=r\n}\n");
+  ROOT y = reduce(x, z), dimensions=)",
+                                      dims, ", to_apply=r\n}\n");
       std::string report = ExpectSameAsInterpreter(text, 1e-5);
       EXPECT_TRUE(HasLine(report, "jit", "y (reduce)")) << text << report;
     }
@@ -279,7 +289,8 @@ ENTRY e {
   s = f32[33] reduce(ex, zero), dimensions={1}, to_apply=add_f32
   sb = f32[33,270] broadcast(s), dimensions={0}
   ROOT y = f32[33,270] divide(ex, sb)
-})", 1e-5);
+})",
+                                               1e-5);
   EXPECT_NE(report.find("fallback to the evaluator: 0"), std::string::npos) << report;
   ExpectSameAsInterpreter(R"(
 HloModule m
@@ -312,7 +323,8 @@ ENTRY e {
   gt = pred[6,50,4] compare(x, zb), direction=GT
   any = pred[50] reduce(gt, f), dimensions={0,2}, to_apply=or_pred
   ROOT t = (s32[6,4], f64[], pred[50]) tuple(s, p, any)
-})", 1e-12);
+})",
+                          1e-12);
 }
 
 // The thunk convolutions take: oneDNN's where the build has it.
@@ -403,7 +415,8 @@ ENTRY e {
   var = f32[4] get-tuple-element(t), index=2
   g = (f32[64,4,30], f32[4], f32[4]) batch-norm-grad(x, scale, mean, var, x), epsilon=0.001, feature_index=1
   ROOT gs = f32[4] get-tuple-element(g), index=1
-})", 1e-4);
+})",
+                                               1e-4);
   EXPECT_TRUE(HasLine(report, "fallback", "g (batch-norm-grad)")) << report;
 }
 

@@ -35,9 +35,7 @@ class F32Math {
   }
   llvm::Value* IsNan(llvm::Value* x) { return b_.CreateFCmpUNO(x, x); }
   // 2^k for an integer k in [-126, 127], exactly.
-  llvm::Value* Pow2(llvm::Value* k) {
-    return Float(b_.CreateShl(b_.CreateAdd(k, I(127)), I(23)));
-  }
+  llvm::Value* Pow2(llvm::Value* k) { return Float(b_.CreateShl(b_.CreateAdd(k, I(127)), I(23))); }
 
   // exp: n = round(x / ln 2), r = x - n ln 2 in two parts, exp(r) by a
   // degree-7 polynomial, times 2^n applied as two factors so that results
@@ -53,13 +51,12 @@ class F32Math {
                                              b_.CreateFMul(clamped, F(1.44269504088896341)));
     llvm::Value* r = MulAdd(n, F(-0.693359375), clamped);
     r = MulAdd(n, F(2.12194440e-4), r);
-    llvm::Value* p = Poly(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
-                              4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1});
+    llvm::Value* p = Poly(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                              1.6666665459e-1, 5.0000001201e-1});
     p = b_.CreateFAdd(MulAdd(p, b_.CreateFMul(r, r), r), F(1.0));
     llvm::Value* k = b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {ity_, fty_}, {n});
     llvm::Value* half = b_.CreateAShr(k, I(1));
-    llvm::Value* result =
-        b_.CreateFMul(b_.CreateFMul(p, Pow2(half)), Pow2(b_.CreateSub(k, half)));
+    llvm::Value* result = b_.CreateFMul(b_.CreateFMul(p, Pow2(half)), Pow2(b_.CreateSub(k, half)));
     result = b_.CreateSelect(underflows, F(0.0), result);
     return b_.CreateSelect(IsNan(x), x, result);
   }
@@ -78,9 +75,9 @@ class F32Math {
     m = b_.CreateFSub(b_.CreateSelect(low, b_.CreateFAdd(m, m), m), F(1.0));
     llvm::Value* ef = b_.CreateSIToFP(e, fty_);
     llvm::Value* z = b_.CreateFMul(m, m);
-    llvm::Value* p = Poly(m, {7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
-                              -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
-                              2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1});
+    llvm::Value* p = Poly(
+        m, {7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+            -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1});
     llvm::Value* y = b_.CreateFMul(b_.CreateFMul(m, z), p);
     y = MulAdd(ef, F(-2.12194440e-4), y);
     y = MulAdd(z, F(-0.5), y);
@@ -133,11 +130,16 @@ bool HasFastF32(HloOpcode op) {
 llvm::Value* EmitFastF32(llvm::IRBuilderBase& b, HloOpcode op, llvm::Value* x) {
   F32Math math(b, x);
   switch (op) {
-    case HloOpcode::kExp: return math.Exp(x);
-    case HloOpcode::kLog: return math.Log(x);
-    case HloOpcode::kTanh: return math.Tanh(x);
-    case HloOpcode::kLogistic: return math.Logistic(x);
-    default: return nullptr;
+    case HloOpcode::kExp:
+      return math.Exp(x);
+    case HloOpcode::kLog:
+      return math.Log(x);
+    case HloOpcode::kTanh:
+      return math.Tanh(x);
+    case HloOpcode::kLogistic:
+      return math.Logistic(x);
+    default:
+      return nullptr;
   }
 }
 

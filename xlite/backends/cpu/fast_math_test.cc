@@ -27,11 +27,32 @@ std::vector<float> Inputs() {
     xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
   }
   const float inf = std::numeric_limits<float>::infinity();
-  for (float x : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
-                  std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(),
-                  std::numeric_limits<float>::max(), 88.72283f, 88.7229f, 88.8f, 89.0f,
-                  -87.33654f, -103.27893f, -103.97208f, -104.0f, -105.0f, 0.625f, 0.62499994f,
-                  -0.625f, 1e-30f, -1e-30f, 0.70710677f, 0.7071068f, 1.0f, 2.0f}) {
+  for (float x : {0.0f,
+                  -0.0f,
+                  inf,
+                  -inf,
+                  std::numeric_limits<float>::quiet_NaN(),
+                  std::numeric_limits<float>::min(),
+                  std::numeric_limits<float>::denorm_min(),
+                  std::numeric_limits<float>::max(),
+                  88.72283f,
+                  88.7229f,
+                  88.8f,
+                  89.0f,
+                  -87.33654f,
+                  -103.27893f,
+                  -103.97208f,
+                  -104.0f,
+                  -105.0f,
+                  0.625f,
+                  0.62499994f,
+                  -0.625f,
+                  1e-30f,
+                  -1e-30f,
+                  0.70710677f,
+                  0.7071068f,
+                  1.0f,
+                  2.0f}) {
     xs.push_back(x);
   }
   return xs;
@@ -55,11 +76,11 @@ TEST(FastMathTest, WithinDocumentedUlpOfCorrectlyRoundedResult) {
   const std::vector<float> xs = Inputs();
   const int64_t n = static_cast<int64_t>(xs.size());
   const std::string shape = absl::StrCat("f32[", n, "]");
-  auto module = ParseHloModule(absl::StrCat(
-      "HloModule fast_math\nENTRY e {\n  x = ", shape, " parameter(0)\n  a = ", shape,
-      " exponential(x)\n  b = ", shape, " log(x)\n  c = ", shape, " tanh(x)\n  d = ", shape,
-      " logistic(x)\n  ROOT t = (", shape, ", ", shape, ", ", shape, ", ", shape,
-      ") tuple(a, b, c, d)\n}\n"));
+  auto module = ParseHloModule(
+      absl::StrCat("HloModule fast_math\nENTRY e {\n  x = ", shape, " parameter(0)\n  a = ", shape,
+                   " exponential(x)\n  b = ", shape, " log(x)\n  c = ", shape,
+                   " tanh(x)\n  d = ", shape, " logistic(x)\n  ROOT t = (", shape, ", ", shape,
+                   ", ", shape, ", ", shape, ") tuple(a, b, c, d)\n}\n"));
   ASSERT_TRUE(module.ok()) << module.status();
   auto executable = CompileCpuExecutable(**module, runtime::CompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();

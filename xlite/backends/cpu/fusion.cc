@@ -29,8 +29,7 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
              const Group& fused_group) {
   const std::vector<HloInstruction*>& group = fused_group.members;
   const absl::flat_hash_set<const HloInstruction*> members(group.begin(), group.end());
-  auto body = std::make_unique<HloComputation>(
-      absl::StrCat("fused_", group.front()->name()));
+  auto body = std::make_unique<HloComputation>(absl::StrCat("fused_", group.front()->name()));
   body->set_is_fusion_computation(true);
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> clones;
   std::vector<HloInstruction*> external;
@@ -43,8 +42,10 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
       auto found = clones.find(op);
       if (found == clones.end()) {
         external.push_back(op);
-        found = clones.emplace(op, maker.Parameter(*body, static_cast<int64_t>(external.size()) - 1,
-                                                   *op)).first;
+        found =
+            clones
+                .emplace(op, maker.Parameter(*body, static_cast<int64_t>(external.size()) - 1, *op))
+                .first;
       }
       operands.push_back(found->second);
     }
@@ -55,8 +56,7 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
   Shape shape = root->shape();
   if (side != nullptr) {
     shape = Shape::Tuple({root->shape(), side->shape()});
-    HloInstruction* both =
-        maker.Add(*body, HloOpcode::kTuple, shape, {clones[root], clones[side]});
+    HloInstruction* both = maker.Add(*body, HloOpcode::kTuple, shape, {clones[root], clones[side]});
     body->set_root_instruction(both);
   } else {
     body->set_root_instruction(clones[root]);
@@ -87,8 +87,7 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
   }
   root->ReplaceAllUsesWith(result);
   if (entry.root_instruction() == root) entry.set_root_instruction(result);
-  entry.RemoveInstructionsIf(
-      [&](const HloInstruction* inst) { return members.contains(inst); });
+  entry.RemoveInstructionsIf([&](const HloInstruction* inst) { return members.contains(inst); });
 }
 
 // The group `inst` joins as the side output of its root reduce: when a

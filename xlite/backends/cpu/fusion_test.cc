@@ -27,7 +27,8 @@ ENTRY e {
   s = f32[4,8] multiply(x, hb)
   t = f32[4,8] tanh(s)
   ROOT y = f32[4,8] add(t, bb)
-})", pass, /*expect_change=*/true);
+})",
+                                           pass, /*expect_change=*/true);
   ASSERT_NE(module, nullptr);
   const HloComputation& entry = *module->entry_computation();
   EXPECT_EQ(entry.instruction_count(), 3);  // two parameters and the fusion
@@ -57,7 +58,8 @@ ENTRY e {
   rb = f32[4,4] broadcast(r), dimensions={0}
   n = f32[4,4] negate(d)
   ROOT y = f32[4,4] add(n, rb)
-})", pass, /*expect_change=*/true);
+})",
+                                           pass, /*expect_change=*/true);
   ASSERT_NE(module, nullptr);
   const HloComputation& entry = *module->entry_computation();
   EXPECT_EQ(CountOpcode(entry, HloOpcode::kDot), 1);
@@ -87,13 +89,15 @@ ENTRY e {
   x = bf16[8] parameter(0)
   y = bf16[8] negate(x)
   ROOT z = bf16[8] abs(y)
-})", pass, /*expect_change=*/false);
+})",
+                             pass, /*expect_change=*/false);
   testing::RunPassAndCompare(R"(
 HloModule m
 ENTRY e {
   x = s32[8] parameter(0)
   ROOT y = s32[8] negate(x)
-})", pass, /*expect_change=*/false);
+})",
+                             pass, /*expect_change=*/false);
 }
 
 }  // namespace

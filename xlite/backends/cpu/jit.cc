@@ -111,8 +111,8 @@ absl::StatusOr<CompiledKernels> JitCompile(std::unique_ptr<llvm::LLVMContext> co
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!generator) return absl::InternalError(ErrorText(generator.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
-  if (llvm::Error error = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+  if (llvm::Error error =
+          (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     return absl::InternalError(ErrorText(std::move(error)));
   }
   auto entry = std::make_shared<CacheEntry>();

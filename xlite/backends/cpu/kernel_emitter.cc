@@ -28,8 +28,17 @@ using Index = std::vector<llvm::Value*>;
 
 bool IsSupportedType(P t) {
   switch (t) {
-    case P::PRED: case P::S8: case P::S16: case P::S32: case P::S64:
-    case P::U8: case P::U16: case P::U32: case P::U64: case P::F32: case P::F64:
+    case P::PRED:
+    case P::S8:
+    case P::S16:
+    case P::S32:
+    case P::S64:
+    case P::U8:
+    case P::U16:
+    case P::U32:
+    case P::U64:
+    case P::F32:
+    case P::F64:
       return true;
     default:
       return false;
@@ -72,19 +81,31 @@ uint8_t ClassOf(P t) {
 const absl::flat_hash_map<O, uint8_t>& ElementwiseTable() {
   static const auto* table = [] {
     auto* t = new absl::flat_hash_map<O, uint8_t>{
-        {O::kAdd, kIntClass | kFloatClass},      {O::kSubtract, kIntClass | kFloatClass},
-        {O::kMultiply, kIntClass | kFloatClass}, {O::kDivide, kIntClass | kFloatClass},
-        {O::kRemainder, kIntClass | kFloatClass}, {O::kMaximum, kIntClass | kFloatClass},
-        {O::kMinimum, kIntClass | kFloatClass},  {O::kNegate, kIntClass | kFloatClass},
-        {O::kAbs, kIntClass | kFloatClass},      {O::kSign, kIntClass | kFloatClass},
-        {O::kClamp, kIntClass | kFloatClass},    {O::kSqrt, kFloatClass},
-        {O::kRsqrt, kFloatClass},                {O::kLogistic, kFloatClass},
-        {O::kFloor, kFloatClass},                {O::kCeil, kFloatClass},
-        {O::kRoundNearestEven, kFloatClass},     {O::kRoundNearestAfz, kFloatClass},
+        {O::kAdd, kIntClass | kFloatClass},
+        {O::kSubtract, kIntClass | kFloatClass},
+        {O::kMultiply, kIntClass | kFloatClass},
+        {O::kDivide, kIntClass | kFloatClass},
+        {O::kRemainder, kIntClass | kFloatClass},
+        {O::kMaximum, kIntClass | kFloatClass},
+        {O::kMinimum, kIntClass | kFloatClass},
+        {O::kNegate, kIntClass | kFloatClass},
+        {O::kAbs, kIntClass | kFloatClass},
+        {O::kSign, kIntClass | kFloatClass},
+        {O::kClamp, kIntClass | kFloatClass},
+        {O::kSqrt, kFloatClass},
+        {O::kRsqrt, kFloatClass},
+        {O::kLogistic, kFloatClass},
+        {O::kFloor, kFloatClass},
+        {O::kCeil, kFloatClass},
+        {O::kRoundNearestEven, kFloatClass},
+        {O::kRoundNearestAfz, kFloatClass},
         {O::kIsFinite, kFloatClass},
-        {O::kAnd, kPredClass | kIntClass},       {O::kOr, kPredClass | kIntClass},
-        {O::kXor, kPredClass | kIntClass},       {O::kNot, kPredClass | kIntClass},
-        {O::kShiftLeft, kIntClass},              {O::kShiftRightLogical, kIntClass},
+        {O::kAnd, kPredClass | kIntClass},
+        {O::kOr, kPredClass | kIntClass},
+        {O::kXor, kPredClass | kIntClass},
+        {O::kNot, kPredClass | kIntClass},
+        {O::kShiftLeft, kIntClass},
+        {O::kShiftRightLogical, kIntClass},
         {O::kShiftRightArithmetic, kIntClass},
         {O::kSelect, kPredClass | kIntClass | kFloatClass},
         {O::kCopy, kPredClass | kIntClass | kFloatClass},
@@ -98,8 +119,12 @@ const absl::flat_hash_map<O, uint8_t>& ElementwiseTable() {
 // Data movement and leaves, any supported type.
 bool IsIndexingOp(O op) {
   switch (op) {
-    case O::kBroadcast: case O::kReshape: case O::kTranspose: case O::kSlice:
-    case O::kReverse: case O::kConvert:
+    case O::kBroadcast:
+    case O::kReshape:
+    case O::kTranspose:
+    case O::kSlice:
+    case O::kReverse:
+    case O::kConvert:
       return true;
     default:
       return false;
@@ -123,8 +148,8 @@ class Emitter {
     llvm::Value* buffers = fn->getArg(0);
     buffer_ptrs_.clear();
     for (size_t i = 0; i < spec.inputs.size() + spec.outputs(); ++i) {
-      buffer_ptrs_.push_back(b_.CreateLoad(
-          b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, i)));
+      buffer_ptrs_.push_back(
+          b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, i)));
     }
     const Shape& shape = spec.root->shape();
     Index index(shape.rank());
@@ -144,8 +169,8 @@ class Emitter {
     const int64_t rank = shape.rank();
     EmitLoop(begin, end, nullptr, [&](llvm::Value* t, llvm::Value*) {
       llvm::Value* row = b_.CreateUDiv(t, b_.getInt64(tiling.chunks));
-      llvm::Value* first = b_.CreateNUWMul(b_.CreateURem(t, b_.getInt64(tiling.chunks)),
-                                           b_.getInt64(tiling.chunk));
+      llvm::Value* first =
+          b_.CreateNUWMul(b_.CreateURem(t, b_.getInt64(tiling.chunks)), b_.getInt64(tiling.chunk));
       for (int64_t d = rank - 2; d >= 0; --d) {
         llvm::Value* size = b_.getInt64(shape.dimensions(d));
         index[d] = d == 0 ? row : b_.CreateURem(row, size);
@@ -200,9 +225,12 @@ class Emitter {
 
   llvm::Type* StorageType(P t) {
     switch (t) {
-      case P::F32: return b_.getFloatTy();
-      case P::F64: return b_.getDoubleTy();
-      default: return b_.getIntNTy(StorageBytes(t) * 8);
+      case P::F32:
+        return b_.getFloatTy();
+      case P::F64:
+        return b_.getDoubleTy();
+      default:
+        return b_.getIntNTy(StorageBytes(t) * 8);
     }
   }
   llvm::Type* ValueType(P t) { return t == P::PRED ? b_.getInt1Ty() : StorageType(t); }
@@ -210,8 +238,7 @@ class Emitter {
   llvm::Value* Linear(const Shape& shape, const Index& index) {
     llvm::Value* linear = b_.getInt64(0);
     for (int64_t d = 0; d < shape.rank(); ++d) {
-      linear = b_.CreateNSWAdd(b_.CreateNSWMul(linear, b_.getInt64(shape.dimensions(d))),
-                               index[d]);
+      linear = b_.CreateNSWAdd(b_.CreateNSWMul(linear, b_.getInt64(shape.dimensions(d))), index[d]);
     }
     return linear;
   }
@@ -253,11 +280,14 @@ class Emitter {
     const Shape& shape = inst.shape();
     auto operand = [&](int64_t i) { return Emit(*inst.operand(i), index); };
     switch (inst.opcode()) {
-      case O::kConstant: return EmitConstant(inst, index);
-      case O::kReduce: return EmitReduce(inst, index);
+      case O::kConstant:
+        return EmitConstant(inst, index);
+      case O::kReduce:
+        return EmitReduce(inst, index);
       case O::kIota: {
         llvm::Value* i = index[inst.attrs<IntAttrs>().value];
-        if (IsFloat(shape.element_type())) return b_.CreateSIToFP(i, ValueType(shape.element_type()));
+        if (IsFloat(shape.element_type()))
+          return b_.CreateSIToFP(i, ValueType(shape.element_type()));
         return b_.CreateTrunc(i, ValueType(shape.element_type()));
       }
       case O::kBroadcast: {
@@ -299,15 +329,20 @@ class Emitter {
       }
       case O::kConvert:
         return Convert(operand(0), inst.operand(0)->shape().element_type(), shape.element_type());
-      case O::kBitcastConvert: return b_.CreateBitCast(operand(0), ValueType(shape.element_type()));
-      case O::kCompare: return Compare(inst, operand(0), operand(1));
-      case O::kSelect: return b_.CreateSelect(operand(0), operand(1), operand(2));
-      case O::kCopy: return operand(0);
+      case O::kBitcastConvert:
+        return b_.CreateBitCast(operand(0), ValueType(shape.element_type()));
+      case O::kCompare:
+        return Compare(inst, operand(0), operand(1));
+      case O::kSelect:
+        return b_.CreateSelect(operand(0), operand(1), operand(2));
+      case O::kCopy:
+        return operand(0);
       case O::kClamp: {
         const P t = shape.element_type();
         return Extremum(false, t, operand(2), Extremum(true, t, operand(0), operand(1)));
       }
-      default: break;
+      default:
+        break;
     }
     const P t = inst.operand(0)->shape().element_type();
     if (inst.operand_count() == 1) return Unary(inst.opcode(), t, operand(0));
@@ -414,12 +449,13 @@ class Emitter {
     if (LibmCalls().contains(op)) return CallLibm(op, t, {x});
     const bool is_float = IsFloat(t);
     switch (op) {
-      case O::kNegate: return is_float ? b_.CreateFNeg(x) : b_.CreateNeg(x);
+      case O::kNegate:
+        return is_float ? b_.CreateFNeg(x) : b_.CreateNeg(x);
       case O::kAbs:
         if (is_float) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
         if (IsUnsignedInt(t)) return x;
-        return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(ty, 0)),
-                               b_.CreateNeg(x), x);
+        return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(ty, 0)), b_.CreateNeg(x),
+                               x);
       case O::kSign: {
         if (is_float) {
           // NaN and zeros stay; everything else is copysign(1, x).
@@ -433,7 +469,8 @@ class Emitter {
         return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, zero), ty),
                             b_.CreateZExt(b_.CreateICmpSLT(x, zero), ty));
       }
-      case O::kSqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+      case O::kSqrt:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
       case O::kRsqrt:
         return b_.CreateFDiv(llvm::ConstantFP::get(ty, 1.0),
                              b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
@@ -441,15 +478,21 @@ class Emitter {
         llvm::Value* one = llvm::ConstantFP::get(ty, 1.0);
         return b_.CreateFDiv(one, b_.CreateFAdd(one, CallLibm(O::kExp, t, {b_.CreateFNeg(x)})));
       }
-      case O::kFloor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
-      case O::kCeil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
-      case O::kRoundNearestEven: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
-      case O::kRoundNearestAfz: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::round, x);
+      case O::kFloor:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+      case O::kCeil:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+      case O::kRoundNearestEven:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+      case O::kRoundNearestAfz:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::round, x);
       case O::kIsFinite:
         return b_.CreateFCmpONE(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
                                 llvm::ConstantFP::getInfinity(ty));
-      case O::kNot: return b_.CreateNot(x);
-      default: break;
+      case O::kNot:
+        return b_.CreateNot(x);
+      default:
+        break;
     }
     XLITE_CHECK(false && "unary opcode outside the emitter's table");
     return nullptr;
@@ -460,14 +503,22 @@ class Emitter {
     llvm::Type* ty = ValueType(t);
     const bool is_float = IsFloat(t), is_signed = IsSignedInt(t);
     switch (op) {
-      case O::kAdd: return is_float ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
-      case O::kSubtract: return is_float ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-      case O::kMultiply: return is_float ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
-      case O::kMaximum: return Extremum(true, t, a, b);
-      case O::kMinimum: return Extremum(false, t, a, b);
-      case O::kAnd: return b_.CreateAnd(a, b);
-      case O::kOr: return b_.CreateOr(a, b);
-      case O::kXor: return b_.CreateXor(a, b);
+      case O::kAdd:
+        return is_float ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+      case O::kSubtract:
+        return is_float ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+      case O::kMultiply:
+        return is_float ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+      case O::kMaximum:
+        return Extremum(true, t, a, b);
+      case O::kMinimum:
+        return Extremum(false, t, a, b);
+      case O::kAnd:
+        return b_.CreateAnd(a, b);
+      case O::kOr:
+        return b_.CreateOr(a, b);
+      case O::kXor:
+        return b_.CreateXor(a, b);
       case O::kShiftLeft:
       case O::kShiftRightLogical:
       case O::kShiftRightArithmetic: {
@@ -477,9 +528,11 @@ class Emitter {
         llvm::Value* out = b_.CreateICmpUGE(b, llvm::ConstantInt::get(ty, width));
         llvm::Value* count = b_.CreateSelect(out, llvm::ConstantInt::get(ty, 0), b);
         if (op == O::kShiftRightArithmetic) {
-          return b_.CreateAShr(a, b_.CreateSelect(out, llvm::ConstantInt::get(ty, width - 1), count));
+          return b_.CreateAShr(a,
+                               b_.CreateSelect(out, llvm::ConstantInt::get(ty, width - 1), count));
         }
-        llvm::Value* shifted = op == O::kShiftLeft ? b_.CreateShl(a, count) : b_.CreateLShr(a, count);
+        llvm::Value* shifted =
+            op == O::kShiftLeft ? b_.CreateShl(a, count) : b_.CreateLShr(a, count);
         return b_.CreateSelect(out, llvm::ConstantInt::get(ty, 0), shifted);
       }
       case O::kDivide:
@@ -499,7 +552,8 @@ class Emitter {
         llvm::Value* on_zero = div ? llvm::ConstantInt::getSigned(ty, -1) : a;
         return b_.CreateSelect(by_zero, on_zero, b_.CreateSelect(by_minus_one, on_minus_one, q));
       }
-      default: break;
+      default:
+        break;
     }
     XLITE_CHECK(false && "binary opcode outside the emitter's table");
     return nullptr;
@@ -516,9 +570,9 @@ class Emitter {
     }
     if (IsFloat(from) && IsFloat(to)) return b_.CreateFPCast(x, ty);
     if (IsFloat(from)) {
-      return b_.CreateIntrinsic(IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat
-                                                : llvm::Intrinsic::fptoui_sat,
-                                {ty, x->getType()}, {x});
+      return b_.CreateIntrinsic(
+          IsSignedInt(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+          {ty, x->getType()}, {x});
     }
     const bool from_signed = IsSignedInt(from);
     if (IsFloat(to)) return from_signed ? b_.CreateSIToFP(x, ty) : b_.CreateUIToFP(x, ty);
@@ -532,22 +586,34 @@ class Emitter {
     using D = ComparisonDirection;
     if (type == ComparisonType::kFloat) {
       switch (cmp.direction) {
-        case D::kEq: return b_.CreateFCmpOEQ(a, b);
-        case D::kNe: return b_.CreateFCmpUNE(a, b);
-        case D::kGe: return b_.CreateFCmpOGE(a, b);
-        case D::kGt: return b_.CreateFCmpOGT(a, b);
-        case D::kLe: return b_.CreateFCmpOLE(a, b);
-        case D::kLt: return b_.CreateFCmpOLT(a, b);
+        case D::kEq:
+          return b_.CreateFCmpOEQ(a, b);
+        case D::kNe:
+          return b_.CreateFCmpUNE(a, b);
+        case D::kGe:
+          return b_.CreateFCmpOGE(a, b);
+        case D::kGt:
+          return b_.CreateFCmpOGT(a, b);
+        case D::kLe:
+          return b_.CreateFCmpOLE(a, b);
+        case D::kLt:
+          return b_.CreateFCmpOLT(a, b);
       }
     }
     const bool s = type == ComparisonType::kSigned;
     switch (cmp.direction) {
-      case D::kEq: return b_.CreateICmpEQ(a, b);
-      case D::kNe: return b_.CreateICmpNE(a, b);
-      case D::kGe: return s ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
-      case D::kGt: return s ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
-      case D::kLe: return s ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
-      case D::kLt: return s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+      case D::kEq:
+        return b_.CreateICmpEQ(a, b);
+      case D::kNe:
+        return b_.CreateICmpNE(a, b);
+      case D::kGe:
+        return s ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+      case D::kGt:
+        return s ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+      case D::kLe:
+        return s ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+      case D::kLt:
+        return s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
     }
     return nullptr;
   }
@@ -563,8 +629,7 @@ class Emitter {
 
 bool IsSupportedCompare(const HloInstruction& inst) {
   const P t = inst.operand(0)->shape().element_type();
-  const ComparisonType type =
-      inst.attrs<CompareAttrs>().type.value_or(DefaultComparisonType(t));
+  const ComparisonType type = inst.attrs<CompareAttrs>().type.value_or(DefaultComparisonType(t));
   if (IsFloat(t)) return type == ComparisonType::kFloat;
   // Integers compare by their comparison type; pred as unsigned 0/1.
   return type == ComparisonType::kSigned || type == ComparisonType::kUnsigned;
@@ -596,9 +661,8 @@ bool IsElementalSupported(const HloInstruction& inst) {
 }
 
 bool IsReduceSupported(const HloInstruction& inst) {
-  if (inst.opcode() != O::kReduce || inst.operand_count() != 2 ||
-      !IsSupportedArray(inst.shape()) || !IsSupportedArray(inst.operand(0)->shape()) ||
-      !IsSupportedArray(inst.operand(1)->shape())) {
+  if (inst.opcode() != O::kReduce || inst.operand_count() != 2 || !IsSupportedArray(inst.shape()) ||
+      !IsSupportedArray(inst.operand(0)->shape()) || !IsSupportedArray(inst.operand(1)->shape())) {
     return false;
   }
   std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
@@ -616,7 +680,8 @@ KernelTiling TilingOf(const Shape& output, int64_t work_per_element) {
   tiling.last = output.dimensions(output.rank() - 1);
   for (int64_t d = 0; d + 1 < output.rank(); ++d) tiling.rows *= output.dimensions(d);
   tiling.chunk = std::max<int64_t>(tiling.last, 1);
-  const int64_t min_chunk = std::max<int64_t>(kMinChunkWork / std::max<int64_t>(work_per_element, 1), 1);
+  const int64_t min_chunk =
+      std::max<int64_t>(kMinChunkWork / std::max<int64_t>(work_per_element, 1), 1);
   if (tiling.rows < kTargetTiles && tiling.last > min_chunk) {
     const int64_t wanted = (kTargetTiles + tiling.rows - 1) / tiling.rows;
     const int64_t chunk = std::max((tiling.last + wanted - 1) / wanted, min_chunk);

@@ -75,7 +75,7 @@ struct CompiledKernels {
   std::vector<KernelFn> kernels;  // one per spec, in order
   double compile_ms = 0;          // 0 when the cache had them
   bool cached = false;
-  std::shared_ptr<void> owner;    // keeps the JIT's code alive
+  std::shared_ptr<void> owner;  // keeps the JIT's code alive
 };
 
 // Emits every spec into one LLVM module, optimises it for the host CPU and

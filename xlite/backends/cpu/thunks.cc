@@ -3,15 +3,14 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <cstring>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/inlined_vector.h"
-
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
 
@@ -28,8 +27,8 @@ int64_t ArrayBytes(const Shape& shape) {
 
 class KernelThunk : public Thunk {
  public:
-  KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers,
-              int64_t work, int64_t tiles)
+  KernelThunk(const HloInstruction& inst, KernelFn fn, std::vector<BufferRef> buffers, int64_t work,
+              int64_t tiles)
       : Thunk(inst), fn_(fn), buffers_(std::move(buffers)), tiles_(tiles) {
     parallel_ = work >= kParallelElements && tiles_ > 1;
   }
@@ -42,9 +41,8 @@ class KernelThunk : public Thunk {
       fn_(pointers.data(), 0, tiles_);
       return absl::OkStatus();
     }
-    ctx.pool->ParallelFor(tiles_, [&](int64_t begin, int64_t end) {
-      fn_(pointers.data(), begin, end);
-    });
+    ctx.pool->ParallelFor(tiles_,
+                          [&](int64_t begin, int64_t end) { fn_(pointers.data(), begin, end); });
     return absl::OkStatus();
   }
 
@@ -95,8 +93,7 @@ class DotThunk : public Thunk {
       if constexpr (std::is_same_v<T, double>) {
         cblas_dgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0, a, p.lda, bm, p.ldb, 0.0, c, p.n);
       } else {
-        cblas_sgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0f, a, p.lda, bm, p.ldb, 0.0f, c,
-                    p.n);
+        cblas_sgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0f, a, p.lda, bm, p.ldb, 0.0f, c, p.n);
       }
     }
   }
@@ -220,8 +217,8 @@ std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
   return std::make_unique<KernelThunk>(inst, fn, std::move(buffers), work, tiles);
 }
 
-std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
-                                         BufferRef lhs, BufferRef rhs) {
+std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out, BufferRef lhs,
+                                         BufferRef rhs) {
   const auto& attrs = dot.attrs<DotAttrs>();
   const DotDimensions& dims = attrs.dims;
   const Shape& a = dot.operand(0)->shape();

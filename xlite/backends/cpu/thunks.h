@@ -51,11 +51,11 @@ void WriteLiteral(const Literal& literal, const BufferTree& tree, uint8_t* const
 
 // What one execution gives every thunk.
 struct ThunkContext {
-  uint8_t* const* slots = nullptr;      // slot 0 the arena, 1 + p argument p
+  uint8_t* const* slots = nullptr;  // slot 0 the arena, 1 + p argument p
   ThreadPool* pool = nullptr;
-  EvalOptions eval_options;             // rng seed and deadline of this call
+  EvalOptions eval_options;              // rng seed and deadline of this call
   std::unique_ptr<Evaluator> evaluator;  // made by the first fallback
-  uint8_t* scratch = nullptr;           // the largest scratch_bytes() of any thunk
+  uint8_t* scratch = nullptr;            // the largest scratch_bytes() of any thunk
 };
 
 class Thunk {
@@ -78,15 +78,14 @@ class Thunk {
 // (TilingOf its spec), which go to the pool's threads when the kernel
 // touches `work` elements or more (enough to pay for waking them).
 std::unique_ptr<Thunk> MakeKernelThunk(const HloInstruction& inst, KernelFn fn,
-                                       std::vector<BufferRef> buffers, int64_t work,
-                                       int64_t tiles);
+                                       std::vector<BufferRef> buffers, int64_t work, int64_t tiles);
 
 // An f32/f64 dot through cblas_?gemm, one call per batch element: batch
 // dimensions anywhere, one contracting dimension, the free dimensions of
 // each operand adjacent, and of each operand's matrix either the row or the
 // column dimension contiguous (a transposed gemm then); nullptr otherwise.
-std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out,
-                                         BufferRef lhs, BufferRef rhs);
+std::unique_ptr<Thunk> MaybeMakeDotThunk(const HloInstruction& dot, BufferRef out, BufferRef lhs,
+                                         BufferRef rhs);
 
 // Evaluates `inst` alone through Evaluator::EvaluateInstruction on its
 // operands read from their buffers, with the call's deadline.

@@ -57,9 +57,9 @@ absl::Status MpiError(int code, std::string_view what) {
   return absl::InternalError(absl::StrCat(AsAbsl(what), " failed: ", std::string(text, length)));
 }
 
-#define XLITE_MPI(call)                                          \
-  do {                                                           \
-    int xlite_mpi_rc = (call);                                   \
+#define XLITE_MPI(call)                                                    \
+  do {                                                                     \
+    int xlite_mpi_rc = (call);                                             \
     if (xlite_mpi_rc != MPI_SUCCESS) return MpiError(xlite_mpi_rc, #call); \
   } while (false)
 
@@ -120,21 +120,41 @@ std::optional<std::pair<MPI_Datatype, MPI_Op>> ExactReduction(PrimitiveType type
       }
       if (kind == ReductionKind::kXor) return std::make_pair(MPI_UINT8_T, MPI_BXOR);
       return std::nullopt;
-    case PT::S8: case PT::U8: unsigned_type = MPI_UINT8_T, signed_type = MPI_INT8_T; break;
-    case PT::S16: case PT::U16: unsigned_type = MPI_UINT16_T, signed_type = MPI_INT16_T; break;
-    case PT::S32: case PT::U32: unsigned_type = MPI_UINT32_T, signed_type = MPI_INT32_T; break;
-    case PT::S64: case PT::U64: unsigned_type = MPI_UINT64_T, signed_type = MPI_INT64_T; break;
-    default: return std::nullopt;
+    case PT::S8:
+    case PT::U8:
+      unsigned_type = MPI_UINT8_T, signed_type = MPI_INT8_T;
+      break;
+    case PT::S16:
+    case PT::U16:
+      unsigned_type = MPI_UINT16_T, signed_type = MPI_INT16_T;
+      break;
+    case PT::S32:
+    case PT::U32:
+      unsigned_type = MPI_UINT32_T, signed_type = MPI_INT32_T;
+      break;
+    case PT::S64:
+    case PT::U64:
+      unsigned_type = MPI_UINT64_T, signed_type = MPI_INT64_T;
+      break;
+    default:
+      return std::nullopt;
   }
   MPI_Datatype ordered = IsSignedInt(type) ? signed_type : unsigned_type;
   switch (kind) {
-    case ReductionKind::kAdd: return std::make_pair(unsigned_type, MPI_SUM);
-    case ReductionKind::kMultiply: return std::make_pair(unsigned_type, MPI_PROD);
-    case ReductionKind::kMaximum: return std::make_pair(ordered, MPI_MAX);
-    case ReductionKind::kMinimum: return std::make_pair(ordered, MPI_MIN);
-    case ReductionKind::kAnd: return std::make_pair(unsigned_type, MPI_BAND);
-    case ReductionKind::kOr: return std::make_pair(unsigned_type, MPI_BOR);
-    case ReductionKind::kXor: return std::make_pair(unsigned_type, MPI_BXOR);
+    case ReductionKind::kAdd:
+      return std::make_pair(unsigned_type, MPI_SUM);
+    case ReductionKind::kMultiply:
+      return std::make_pair(unsigned_type, MPI_PROD);
+    case ReductionKind::kMaximum:
+      return std::make_pair(ordered, MPI_MAX);
+    case ReductionKind::kMinimum:
+      return std::make_pair(ordered, MPI_MIN);
+    case ReductionKind::kAnd:
+      return std::make_pair(unsigned_type, MPI_BAND);
+    case ReductionKind::kOr:
+      return std::make_pair(unsigned_type, MPI_BOR);
+    case ReductionKind::kXor:
+      return std::make_pair(unsigned_type, MPI_BXOR);
   }
   return std::nullopt;
 }
@@ -151,7 +171,8 @@ absl::StatusOr<int> MpiCount(size_t bytes) {
 bool SameArrayBlocks(const std::vector<Literal>& blocks, absl::Span<const int64_t> group) {
   if (blocks.size() != group.size() || blocks.empty()) return false;
   for (const Literal& b : blocks) {
-    if (!b.shape().IsArray() || !b.shape().SameElementTypeAndDimensions(blocks[0].shape())) return false;
+    if (!b.shape().IsArray() || !b.shape().SameElementTypeAndDimensions(blocks[0].shape()))
+      return false;
   }
   return true;
 }
@@ -166,7 +187,7 @@ std::string_view View(const Literal& l) {
 struct MpiCommunicator::State {
   struct Peer {
     bool finished = false, failed = false;
-    std::string error;                           // when failed
+    std::string error;                                  // when failed
     std::map<std::string, int64_t, std::less<>> calls;  // when finished
   };
   struct PendingSend {
@@ -214,8 +235,9 @@ struct MpiCommunicator::State {
   Collective Begin(std::string_view key, absl::Span<const int64_t> group);
   // The first steps of every collective: checks, sequence number, group
   // communicator.
-  absl::StatusOr<std::pair<Collective, MPI_Comm>> StartCollective(
-      std::string_view key, int64_t self, absl::Span<const int64_t> group);
+  absl::StatusOr<std::pair<Collective, MPI_Comm>> StartCollective(std::string_view key,
+                                                                  int64_t self,
+                                                                  absl::Span<const int64_t> group);
   // Checks a transfer of this rank (`self`) with `peer`.
   absl::Status StartTransfer(int64_t self, int64_t peer, std::string_view what);
   // Every member says which collective it is in and how many bytes it
@@ -299,8 +321,7 @@ absl::Status MpiCommunicator::State::Poll(const std::function<absl::StatusOr<boo
 absl::Status MpiCommunicator::State::CheckMembers(absl::Span<const int64_t> group) const {
   for (int64_t member : group) {
     if (member != rank && peers[member].failed) {
-      return absl::AbortedError(
-          absl::StrCat("device ", member, " failed: ", peers[member].error));
+      return absl::AbortedError(absl::StrCat("device ", member, " failed: ", peers[member].error));
     }
   }
   return absl::OkStatus();
@@ -394,20 +415,19 @@ absl::StatusOr<MPI_Comm> MpiCommunicator::State::GroupComm(absl::Span<const int6
   }
   for (int64_t member : members) {
     if (member == rank) continue;
-    XLITE_RETURN_IF_ERROR(
-        Receive(
-            Kind::kJoin, key, static_cast<int>(member),
-            [&]() -> absl::Status {
-              XLITE_RETURN_IF_ERROR(CheckMembers(group));
-              if (peers[member].finished) {
-                return absl::FailedPreconditionError(
-                    absl::StrCat("devices ", GroupStr(group), " cannot communicate: device ",
-                                 member, " finished before its first collective with them"));
-              }
-              return absl::OkStatus();
-            },
-            [&] { return absl::StrCat("setting up devices ", GroupStr(group)); })
-            .status());
+    XLITE_RETURN_IF_ERROR(Receive(
+                              Kind::kJoin, key, static_cast<int>(member),
+                              [&]() -> absl::Status {
+                                XLITE_RETURN_IF_ERROR(CheckMembers(group));
+                                if (peers[member].finished) {
+                                  return absl::FailedPreconditionError(absl::StrCat(
+                                      "devices ", GroupStr(group), " cannot communicate: device ",
+                                      member, " finished before its first collective with them"));
+                                }
+                                return absl::OkStatus();
+                              },
+                              [&] { return absl::StrCat("setting up devices ", GroupStr(group)); })
+                              .status());
   }
   std::vector<int> ranks(members.begin(), members.end());
   MPI_Group world_group, sub_group;
@@ -423,8 +443,8 @@ absl::StatusOr<MPI_Comm> MpiCommunicator::State::GroupComm(absl::Span<const int6
   return comm;
 }
 
-MpiCommunicator::State::Collective MpiCommunicator::State::Begin(
-    std::string_view key, absl::Span<const int64_t> group) {
+MpiCommunicator::State::Collective MpiCommunicator::State::Begin(std::string_view key,
+                                                                 absl::Span<const int64_t> group) {
   auto it = calls.find(key);
   if (it == calls.end()) it = calls.emplace(std::string(key), 0).first;
   int64_t sequence = it->second++;
@@ -453,11 +473,12 @@ absl::Status MpiCommunicator::State::StartTransfer(int64_t self, int64_t peer,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<uint64_t>> MpiCommunicator::State::Agree(
-    MPI_Comm comm, const Collective& c, std::string_view signature, uint64_t bytes) {
-  uint64_t mine[2] = {runtime::Fnv1a64(absl::StrCat(c.key, "|", GroupStr(c.group), "|",
-                                                    AsAbsl(signature))),
-                      bytes};
+absl::StatusOr<std::vector<uint64_t>> MpiCommunicator::State::Agree(MPI_Comm comm,
+                                                                    const Collective& c,
+                                                                    std::string_view signature,
+                                                                    uint64_t bytes) {
+  uint64_t mine[2] = {
+      runtime::Fnv1a64(absl::StrCat(c.key, "|", GroupStr(c.group), "|", AsAbsl(signature))), bytes};
   std::vector<uint64_t> all(2 * c.group.size());
   MPI_Request request;
   XLITE_MPI(MPI_Iallgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm, &request));
@@ -543,9 +564,11 @@ absl::StatusOr<std::shared_ptr<const std::vector<Literal>>> MpiCommunicator::Exc
   return std::shared_ptr<const std::vector<Literal>>(std::move(values));
 }
 
-absl::StatusOr<std::optional<Literal>> MpiCommunicator::AllReduce(
-    std::string_view key, int64_t self, absl::Span<const int64_t> group, ReductionKind kind,
-    const Literal& value) {
+absl::StatusOr<std::optional<Literal>> MpiCommunicator::AllReduce(std::string_view key,
+                                                                  int64_t self,
+                                                                  absl::Span<const int64_t> group,
+                                                                  ReductionKind kind,
+                                                                  const Literal& value) {
   std::optional<std::pair<MPI_Datatype, MPI_Op>> exact =
       ExactReduction(value.shape().element_type(), kind);
   if (!exact || !value.shape().IsArray()) return std::nullopt;
@@ -579,8 +602,8 @@ absl::StatusOr<std::optional<std::vector<Literal>>> MpiCommunicator::AllToAll(
   std::string send, receive(block_bytes * blocks.size(), '\0');
   for (const Literal& b : blocks) send.append(View(b));
   MPI_Request request;
-  XLITE_MPI(MPI_Ialltoall(send.data(), count, MPI_BYTE, receive.data(), count, MPI_BYTE, comm,
-                          &request));
+  XLITE_MPI(
+      MPI_Ialltoall(send.data(), count, MPI_BYTE, receive.data(), count, MPI_BYTE, comm, &request));
   XLITE_RETURN_IF_ERROR(state_->WaitRequest(request, c));
   std::vector<Literal> out;
   for (size_t m = 0; m < blocks.size(); ++m) {
@@ -598,8 +621,7 @@ absl::StatusOr<std::optional<Literal>> MpiCommunicator::ReduceScatter(
     const std::vector<Literal>& blocks) {
   if (!SameArrayBlocks(blocks, group)) return std::nullopt;
   const Shape& shape = blocks[0].shape();
-  std::optional<std::pair<MPI_Datatype, MPI_Op>> exact =
-      ExactReduction(shape.element_type(), kind);
+  std::optional<std::pair<MPI_Datatype, MPI_Op>> exact = ExactReduction(shape.element_type(), kind);
   if (!exact) return std::nullopt;
   XLITE_ASSIGN_OR_RETURN(auto started, state_->StartCollective(key, self, group));
   const auto& [c, comm] = started;
@@ -646,9 +668,7 @@ absl::StatusOr<Literal> MpiCommunicator::Recv(std::string_view key, int64_t sour
             }
             return absl::OkStatus();
           },
-          [&] {
-            return absl::StrCat("receiving ", AsAbsl(key), " from device ", source);
-          }));
+          [&] { return absl::StrCat("receiving ", AsAbsl(key), " from device ", source); }));
   runtime::WireReader reader(payload);
   return reader.GetLiteral();
 }
@@ -690,9 +710,9 @@ absl::StatusOr<std::vector<absl::StatusOr<Literal>>> MpiCommunicator::GatherResu
       writer.PutString(std::string(mine.status().message()));
     }
     XLITE_RETURN_IF_ERROR(s.PostSend(0, Kind::kResult, "", writer.bytes()));
-    XLITE_ASSIGN_OR_RETURN(std::string verdict,
-                           s.Receive(Kind::kVerdict, "", 0, no_check,
-                                     [] { return std::string("waiting for rank 0's verdict"); }));
+    XLITE_ASSIGN_OR_RETURN(std::string verdict, s.Receive(Kind::kVerdict, "", 0, no_check, [] {
+      return std::string("waiting for rank 0's verdict");
+    }));
     if (verdict != "ok") {
       return absl::AbortedError("the run failed; rank 0 reports the cause");
     }
@@ -702,10 +722,9 @@ absl::StatusOr<std::vector<absl::StatusOr<Literal>>> MpiCommunicator::GatherResu
   all.push_back(std::move(mine));
   bool ok = all[0].ok();
   for (int peer = 1; peer < s.size; ++peer) {
-    XLITE_ASSIGN_OR_RETURN(
-        std::string payload,
-        s.Receive(Kind::kResult, "", peer, no_check,
-                  [&] { return absl::StrCat("collecting the result of device ", peer); }));
+    XLITE_ASSIGN_OR_RETURN(std::string payload, s.Receive(Kind::kResult, "", peer, no_check, [&] {
+      return absl::StrCat("collecting the result of device ", peer);
+    }));
     runtime::WireReader reader(payload);
     XLITE_ASSIGN_OR_RETURN(uint64_t code, reader.GetU64());
     if (code == 0) {
@@ -728,8 +747,9 @@ int MpiCommunicator::Finish(int exit_code) {
   if (s.finished) return exit_code;
   s.finished = true;
   if (s.dirty) {
-    Abort("ending every rank: a collective of this rank was left incomplete, and only "
-          "MPI_Abort can end it");
+    Abort(
+        "ending every rank: a collective of this rank was left incomplete, and only "
+        "MPI_Abort can end it");
   }
   // Every rank keeps receiving until its own sends are delivered, then all
   // meet in a barrier (still receiving), so no send is left unmatched.

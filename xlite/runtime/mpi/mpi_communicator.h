@@ -21,8 +21,7 @@ class MpiCommunicator : public Communicator {
  public:
   // Starts MPI (once per process). `timeout` bounds every wait: a
   // collective, a receive, and the final gathering of results.
-  static absl::StatusOr<std::unique_ptr<MpiCommunicator>> Create(
-      std::chrono::milliseconds timeout);
+  static absl::StatusOr<std::unique_ptr<MpiCommunicator>> Create(std::chrono::milliseconds timeout);
   ~MpiCommunicator() override;
 
   // This process's rank, which is the device it runs.
@@ -30,8 +29,7 @@ class MpiCommunicator : public Communicator {
   int64_t num_devices() const override;
 
   absl::StatusOr<std::shared_ptr<const std::vector<Literal>>> Exchange(
-      std::string_view key, int64_t self, absl::Span<const int64_t> group,
-      Literal value) override;
+      std::string_view key, int64_t self, absl::Span<const int64_t> group, Literal value) override;
   absl::StatusOr<std::optional<Literal>> AllReduce(std::string_view key, int64_t self,
                                                    absl::Span<const int64_t> group,
                                                    ReductionKind kind,
@@ -39,11 +37,11 @@ class MpiCommunicator : public Communicator {
   absl::StatusOr<std::optional<std::vector<Literal>>> AllToAll(
       std::string_view key, int64_t self, absl::Span<const int64_t> group,
       const std::vector<Literal>& blocks) override;
-  absl::StatusOr<std::optional<Literal>> ReduceScatter(
-      std::string_view key, int64_t self, absl::Span<const int64_t> group, ReductionKind kind,
-      const std::vector<Literal>& blocks) override;
-  absl::Status Send(std::string_view key, int64_t source, int64_t target,
-                    Literal value) override;
+  absl::StatusOr<std::optional<Literal>> ReduceScatter(std::string_view key, int64_t self,
+                                                       absl::Span<const int64_t> group,
+                                                       ReductionKind kind,
+                                                       const std::vector<Literal>& blocks) override;
+  absl::Status Send(std::string_view key, int64_t source, int64_t target, Literal value) override;
   absl::StatusOr<Literal> Recv(std::string_view key, int64_t source, int64_t target) override;
   // Tells every peer that this rank's device ended (and how), so that a peer
   // waiting on it fails at once instead of at its deadline.
@@ -53,8 +51,7 @@ class MpiCommunicator : public Communicator {
   // them in rank order. Other ranks get an empty vector when rank 0 found
   // every device ok, else an Aborted error (rank 0 reports the cause).
   // DeadlineExceeded when a peer does not report in time.
-  absl::StatusOr<std::vector<absl::StatusOr<Literal>>> GatherResults(
-      absl::StatusOr<Literal> mine);
+  absl::StatusOr<std::vector<absl::StatusOr<Literal>>> GatherResults(absl::StatusOr<Literal> mine);
 
   // Ends MPI and returns `exit_code`: waits for this rank's messages to be
   // delivered, then MPI_Finalize. When an MPI operation was left incomplete
