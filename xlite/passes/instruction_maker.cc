@@ -90,6 +90,14 @@ HloInstruction* InstructionMaker::Reshape(HloComputation& c, HloInstruction* x,
   return Add(c, HloOpcode::kReshape, std::move(result), {x});
 }
 
+HloInstruction* InstructionMaker::GetTupleElement(HloComputation& c, HloInstruction* tuple,
+                                                  int64_t i) {
+  auto attrs = std::make_unique<IntAttrs>();
+  attrs->value = i;
+  return Add(c, HloOpcode::kGetTupleElement, tuple->shape().tuple_shapes(i), {tuple},
+             std::move(attrs));
+}
+
 HloInstruction* InstructionMaker::Clone(HloComputation& c, const HloInstruction& original,
                                         absl::Span<HloInstruction* const> operands) {
   HloInstruction* copy = CloneAs(c, original, original.opcode(), original.shape(), operands);

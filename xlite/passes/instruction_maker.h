@@ -40,6 +40,8 @@ class InstructionMaker {
   HloInstruction* Broadcast(HloComputation& c, HloInstruction* x, const Shape& shape,
                             std::vector<int64_t> dimensions);
   HloInstruction* Reshape(HloComputation& c, HloInstruction* x, const Shape& shape);
+  // get-tuple-element(`tuple`), index `i`.
+  HloInstruction* GetTupleElement(HloComputation& c, HloInstruction* tuple, int64_t i);
 
   // A copy of `original` (opcode, shape, attributes, dimensions, called
   // computations, sharding, metadata, frontend attributes, backend config)

@@ -122,8 +122,7 @@ bool HoistInvariants(HloInstruction* while_op, SideEffectAnalysis& side_effects,
   *while_op->mutable_shape() = state;
   if (!whole_users.empty() || was_root) {
     std::vector<HloInstruction*> originals;
-    for (int64_t i = 0; i < n; ++i)
-      originals.push_back(MakeGetTupleElement(make, outer, while_op, i));
+    for (int64_t i = 0; i < n; ++i) originals.push_back(make.GetTupleElement(outer, while_op, i));
     HloInstruction* view = make.Add(outer, HloOpcode::kTuple, old_shape, originals);
     for (HloInstruction* user : whole_users) {
       for (int64_t k = 0; k < user->operand_count(); ++k) {
@@ -137,7 +136,7 @@ bool HoistInvariants(HloInstruction* while_op, SideEffectAnalysis& side_effects,
   *param->mutable_shape() = state;
   *root->mutable_shape() = state;
   for (size_t k = 0; k < carried.size(); ++k) {
-    HloInstruction* read = MakeGetTupleElement(make, body, param, n + static_cast<int64_t>(k));
+    HloInstruction* read = make.GetTupleElement(body, param, n + static_cast<int64_t>(k));
     for (HloInstruction* user :
          std::vector<HloInstruction*>(carried[k]->users().begin(), carried[k]->users().end())) {
       if (hoisted.contains(user)) continue;

@@ -37,18 +37,10 @@ bool IsStateElement(const HloInstruction* hlo, const HloInstruction* param) {
   return hlo->opcode() == HloOpcode::kGetTupleElement && hlo->operand(0) == param;
 }
 
-HloInstruction* MakeGetTupleElement(InstructionMaker& make, HloComputation& c,
-                                    HloInstruction* tuple, int64_t i) {
-  auto attrs = std::make_unique<IntAttrs>();
-  attrs->value = i;
-  return make.Add(c, HloOpcode::kGetTupleElement, tuple->shape().tuple_shapes(i), {tuple},
-                  std::move(attrs));
-}
-
 HloInstruction* InitElement(InstructionMaker& make, HloComputation& c, HloInstruction* init,
                             int64_t i) {
   if (init->opcode() == HloOpcode::kTuple) return init->operand(i);
-  return MakeGetTupleElement(make, c, init, i);
+  return make.GetTupleElement(c, init, i);
 }
 
 }  // namespace xlite

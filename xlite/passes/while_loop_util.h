@@ -28,10 +28,6 @@ bool IsStateElement(const HloInstruction* hlo, const HloInstruction* param);
 HloInstruction* InitElement(InstructionMaker& make, HloComputation& c, HloInstruction* init,
                             int64_t i);
 
-// A new get-tuple-element(`tuple`, index `i`) in `c`.
-HloInstruction* MakeGetTupleElement(InstructionMaker& make, HloComputation& c,
-                                    HloInstruction* tuple, int64_t i);
-
 }  // namespace xlite
 
 #endif  // XLITE_PASSES_WHILE_LOOP_UTIL_H_

@@ -142,9 +142,7 @@ absl::StatusOr<PValue> PartitionState::Reshard(const PValue& value, const HloSha
     std::vector<Shape> shapes;
     for (int64_t i = 0; i < value.global.tuple_size(); ++i) {
       const Shape& element_global = value.global.tuple_shapes(i);
-      HloInstruction* gte = b().maker().Add(c(), HloOpcode::kGetTupleElement,
-                                            value.local->shape().tuple_shapes(i), {value.local});
-      gte->mutable_attrs<IntAttrs>()->value = i;
+      HloInstruction* gte = b().maker().GetTupleElement(c(), value.local, i);
       PValue element{gte, ElementSharding(value.sharding, value.global, i), element_global};
       XLITE_ASSIGN_OR_RETURN(PValue moved,
                              Reshard(element, ElementSharding(target, value.global, i), cause));

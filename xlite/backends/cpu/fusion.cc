@@ -69,21 +69,12 @@ void Outline(HloModule& module, HloComputation& entry, InstructionMaker& maker,
   }
   HloInstruction* result = fusion;
   if (side != nullptr) {
-    result = maker.Add(entry, HloOpcode::kGetTupleElement, root->shape(), {fusion});
-    result->mutable_attrs<IntAttrs>()->value = 0;
-    HloInstruction* side_value =
-        maker.Add(entry, HloOpcode::kGetTupleElement, side->shape(), {fusion});
-    side_value->mutable_attrs<IntAttrs>()->value = 1;
-    // The users outside the group: the reduce reads `side` inside.
-    std::vector<HloInstruction*> outside;
-    for (HloInstruction* user : side->users()) {
-      if (!members.contains(user)) outside.push_back(user);
-    }
-    for (HloInstruction* user : outside) {
-      for (int64_t i = 0; i < user->operand_count(); ++i) {
-        if (user->operand(i) == side) user->ReplaceOperandWith(i, side_value);
-      }
-    }
+    result = maker.GetTupleElement(entry, fusion, 0);
+    // Every user of `side` but the root reduce (its one user inside, the
+    // other members being its producers) reads the second output.
+    HloInstruction* side_value = maker.GetTupleElement(entry, fusion, 1);
+    side->ReplaceAllUsesWith(side_value);
+    root->ReplaceOperandWith(0, side);
   }
   root->ReplaceAllUsesWith(result);
   if (entry.root_instruction() == root) entry.set_root_instruction(result);
@@ -173,7 +164,8 @@ void RegisterCpuPasses() {
     RegisterPass(PassInfo{
         "cpu-loop-fusion",
         "the cpu backend's fusion: elementwise chains as kLoop fusions, a chain and the reduce "
-        "it feeds as a kInput fusion",
+        "it feeds as a kInput fusion (with the reduce's operand as a second output when others "
+        "read it too)",
         [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
           return std::unique_ptr<HloPass>(std::make_unique<LoopFusion>());
         }});
