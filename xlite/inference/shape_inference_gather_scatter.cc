@@ -2,6 +2,7 @@
 // disjoint; batching dimensions; index_vector_dim == rank meaning an implicit
 // trailing index vector of size 1) and the result shapes.
 #include <algorithm>
+#include <numeric>
 
 #include "xlite/inference/shape_inference_internal.h"
 
@@ -209,7 +210,11 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
   std::vector<Shape> params = scalars;
   params.insert(params.end(), scalars.begin(), scalars.end());
   Shape result = MaybeTuple(scalars);
-  XLITE_RETURN_IF_ERROR(CheckSignature(comp, "scatter", params, &result));
+  // As XLA, the update computation may compute in another float precision
+  // (bf16 data, an f32 adder).
+  std::vector<int64_t> all(params.size());
+  std::iota(all.begin(), all.end(), 0);
+  XLITE_RETURN_IF_ERROR(CheckSignature(comp, "scatter", params, &result, all, /*fp_result=*/true));
   return MaybeTuple(std::move(results));
 }
 

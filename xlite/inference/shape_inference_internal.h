@@ -38,10 +38,11 @@ absl::Status ExpectArray(const Shape& s, absl::string_view what);
 absl::Status CheckDimensionList(absl::Span<const int64_t> dims, int64_t bound,
                                 absl::string_view what, bool sorted);
 // `comp` takes exactly `params` (compatible shapes) and returns `result`.
-// `fp_params` lists parameter positions whose float precision may differ.
+// `fp_params` lists parameter positions whose float precision may differ;
+// `fp_result`: the result's too.
 absl::Status CheckSignature(const HloComputation* comp, absl::string_view role,
                             absl::Span<const Shape> params, const Shape* result,
-                            absl::Span<const int64_t> fp_params = {});
+                            absl::Span<const int64_t> fp_params = {}, bool fp_result = false);
 // `comp` takes exactly the shapes of `inst`'s operands (no copies made).
 absl::Status CheckTakesOperands(const HloComputation* comp, absl::string_view role,
                                 const HloInstruction& inst);

@@ -63,7 +63,7 @@ absl::StatusOr<Shape> RootShape(const HloComputation* comp) {
 
 absl::Status CheckSignature(const HloComputation* comp, absl::string_view role,
                             absl::Span<const Shape> params, const Shape* result,
-                            absl::Span<const int64_t> fp_params) {
+                            absl::Span<const int64_t> fp_params, bool fp_result) {
   if (comp->num_parameters() != static_cast<int64_t>(params.size())) {
     return InvalidArgument(role, " computation %", comp->name(), " must take ", params.size(),
                            " parameters, takes ", comp->num_parameters());
@@ -87,7 +87,7 @@ absl::Status CheckSignature(const HloComputation* comp, absl::string_view role,
     if (!result->IsTuple() && root.IsTuple() && root.tuple_size() == 1) {
       root = Shape(root.tuple_shapes(0));
     }
-    if (!Compatible(root, *result)) {
+    if (!Compatible(root, *result, fp_result)) {
       return InvalidArgument(role, " computation %", comp->name(), " must return ", Str(*result),
                              ", returns ", Str(root));
     }

@@ -254,6 +254,14 @@ void HloInstruction::clear_sharding() {
   if (rare_) rare_->sharding.reset();
 }
 
+Shape HloInstruction::ShardedShape() const {
+  if (opcode_ == HloOpcode::kOutfeed && has_sharding() && sharding().IsTuple() &&
+      operand_count() > 0) {
+    return Shape::Tuple({operand(0)->shape(), Shape::Token()});
+  }
+  return shape_;
+}
+
 const OpMetadata& HloInstruction::metadata() const {
   return rare_ ? rare_->metadata : EmptyRare().metadata;
 }

@@ -143,6 +143,9 @@ class HloInstruction {
   const HloSharding& sharding() const { return *rare_->sharding; }
   void set_sharding(HloSharding s);
   void clear_sharding();
+  // The shape a sharding on this instruction covers: its shape, except that
+  // an outfeed's tuple sharding covers (data, token).
+  Shape ShardedShape() const;
   const OpMetadata& metadata() const;
   OpMetadata* mutable_metadata() { return &rare()->metadata; }
   const FrontendAttributes& frontend_attributes() const;

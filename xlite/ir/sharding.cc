@@ -195,7 +195,8 @@ absl::Status ValidateLeaf(const HloSharding& s, const Shape& shape, int64_t num_
     case Kind::kUnreduced:
       return absl::OkStatus();
     case Kind::kMaximal:
-      if (s.maximal_device() < 0 || s.maximal_device() >= num_devices) {
+      if (s.maximal_device() < 0 ||
+          (num_devices != HloSharding::kAnyDeviceCount && s.maximal_device() >= num_devices)) {
         return InvalidArgument("maximal sharding device ", s.maximal_device(),
                                " is out of range [0, ", num_devices, ")");
       }
@@ -242,18 +243,20 @@ absl::Status ValidateLeaf(const HloSharding& s, const Shape& shape, int64_t num_
     return InvalidArgument("tile assignment lists ", tiles.explicit_devices().size(),
                            " devices for ", tiles.num_elements(), " tiles");
   }
-  if (tiles.num_elements() != num_devices) {
+  const bool any_count = num_devices == HloSharding::kAnyDeviceCount;
+  if (!any_count && tiles.num_elements() != num_devices) {
     return InvalidArgument("tile assignment has ", tiles.num_elements(),
                            " devices but the module has ", num_devices);
   }
-  std::vector<bool> seen(static_cast<size_t>(num_devices), false);
-  for (int64_t device : tiles.Devices()) {
-    if (device < 0 || device >= num_devices) {
+  std::vector<int64_t> devices = tiles.Devices();
+  for (int64_t device : devices) {
+    if (device < 0 || (!any_count && device >= num_devices)) {
       return InvalidArgument("device ", device, " is out of range [0, ", num_devices, ")");
     }
-    if (seen[device]) return InvalidArgument("device ", device, " appears twice");
-    seen[device] = true;
   }
+  std::sort(devices.begin(), devices.end());
+  auto twice = std::adjacent_find(devices.begin(), devices.end());
+  if (twice != devices.end()) return InvalidArgument("device ", *twice, " appears twice");
   return absl::OkStatus();
 }
 

@@ -140,6 +140,7 @@ class HloSharding {
   };
   const std::optional<ShardGroup>& shard_group() const { return shard_group_; }
   void set_shard_group(ShardGroup g) { shard_group_ = g; }
+  void clear_shard_group() { shard_group_.reset(); }
   const std::vector<OpMetadata>& metadata() const { return metadata_; }
   std::vector<OpMetadata>& mutable_metadata() { return metadata_; }
 
@@ -151,7 +152,11 @@ class HloSharding {
 
   // Checks the sharding against a shape and a device count: tuple element
   // count equals the leaf count, tile rank fits the shape's rank, device ids
-  // in range and unique, maximal device in range.
+  // in range and unique, maximal device in range. With kAnyDeviceCount (a
+  // module that does not say how many devices it has, as XLA's Validate
+  // without a count) a tile assignment may name any distinct non-negative
+  // devices.
+  static constexpr int64_t kAnyDeviceCount = -1;
   absl::Status Validate(const Shape& shape, int64_t num_devices) const;
 
   // Equality by meaning: both sides Normalized(), the device arrays compared
