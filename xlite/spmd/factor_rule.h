@@ -45,9 +45,11 @@ struct FactorRule {
   std::vector<int64_t> forward_order;
   // Dims whose tile order flips between operand and result (reverse).
   std::vector<int64_t> reversed_dims;
-  // Backward, an operand's sharding from the result is merged with what the
-  // other operands imply (dot/convolution, as XLA's InferDotOperandSharding).
-  bool merge_other_operands_backward = false;
+  // Backward, operand i's sharding from the result is merged with what the
+  // operands merge_backward_from[i] imply (dot/convolution: each other, as
+  // XLA's InferDotOperandSharding; scatter: indices and updates); empty =
+  // none.
+  std::vector<std::vector<int64_t>> merge_backward_from;
 };
 
 // The rule of `inst`, or nullopt for ops propagation handles structurally

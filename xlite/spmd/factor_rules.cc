@@ -55,16 +55,22 @@ class RuleBuilder {
 
 // XLA propagates through these at the lowest aggressiveness (pass-through
 // ops); the rest wait for level 1, broadcast for 2 (3 forward).
+// Concatenate and the dynamic slices pass forward at level 0 only under the
+// propagator's level-0 guard (XLA's first-iteration restrictions) and take
+// nothing from users before level 1.
 bool IsPassThroughOpcode(HloOpcode op) {
   switch (op) {
     case HloOpcode::kTranspose:
     case HloOpcode::kReshape:
-    case HloOpcode::kDynamicSlice:
-    case HloOpcode::kConcatenate:
       return true;
     default:
       return false;
   }
+}
+
+bool IsGuardedAtLevel0(HloOpcode op) {
+  return op == HloOpcode::kConcatenate || op == HloOpcode::kDynamicSlice ||
+         op == HloOpcode::kDynamicUpdateSlice;
 }
 
 // Every operand and the result share their dims (operands of lower rank,
@@ -93,7 +99,7 @@ FactorRule Identity(const HloInstruction& inst, std::string_view name, bool any_
                       IsPassThroughCustomCall(inst)
                   ? 0
                   : 1;
-  b.Levels(level, level);
+  b.Levels(IsGuardedAtLevel0(inst.opcode()) ? 0 : level, level);
   return b.Take();
 }
 
@@ -198,20 +204,55 @@ FactorRule Dot(const HloInstruction& inst) {
   // XLA tries the larger operand first.
   const int64_t larger = lhs.ElementCount() >= rhs.ElementCount() ? 0 : 1;
   b.rule().forward_order = {larger, 1 - larger};
-  b.rule().merge_other_operands_backward = true;
+  b.rule().merge_backward_from = {{1}, {0}};
   return b.Take();
 }
 
-// Convolution as a dot with spatial dims: batch and spatial dims pass
-// through lhs <-> output, input feature contracts with the kernel's input
-// feature, the kernel's output feature is the output feature; kernel
-// spatial dims relate to nothing else.
+// How a convolution spatial dim behaves (XLA's ParseConvolutionDimsInfo):
+// a dot dim written as a window, or a true spatial dim.
+enum class ConvSpatialRole : uint8_t {
+  kBatch,              // window B, base dilation B, stride (or dilation) B-1
+  kContracting,        // window covers the whole lhs dim, one window
+  kLhsNonContracting,  // window 1 over a size-1 kernel dim
+  kRhsNonContracting,  // size-1 lhs dim, full reversed padded kernel
+  kSpatial,
+};
+
+ConvSpatialRole RoleOf(int64_t lhs_size, int64_t rhs_size, const WindowDimension& w) {
+  const bool unpadded = w.padding_low == 0 && w.padding_high == 0 && !w.window_reversal;
+  const int64_t step = std::max<int64_t>(1, lhs_size - 1);
+  if (lhs_size == w.size && lhs_size == w.base_dilation && unpadded &&
+      ((w.stride == step && w.window_dilation == 1) ||
+       (w.window_dilation == step && w.stride == 1))) {
+    return ConvSpatialRole::kBatch;
+  }
+  if (lhs_size == w.size && w.base_dilation == 1 && w.window_dilation == 1 && unpadded) {
+    return ConvSpatialRole::kContracting;
+  }
+  if (w.stride != 1 || w.window_dilation != 1 || w.base_dilation != 1) {
+    return ConvSpatialRole::kSpatial;
+  }
+  if (rhs_size == 1 && w.size == 1 && unpadded) return ConvSpatialRole::kLhsNonContracting;
+  if (lhs_size == 1 && w.size == rhs_size && w.padding_low == rhs_size - 1 &&
+      w.padding_high == rhs_size - 1 && w.window_reversal) {
+    return ConvSpatialRole::kRhsNonContracting;
+  }
+  return ConvSpatialRole::kSpatial;
+}
+
+// Convolution as a dot: batch passes through lhs <-> output, input feature
+// contracts with the kernel's input feature, the kernel's output feature is
+// the output feature; each spatial dim by its role (a dot dim written as a
+// window relates as that dot dim; a true spatial dim passes lhs <-> output
+// and the kernel's spatial dim relates to nothing).
 FactorRule Convolution(const HloInstruction& inst) {
   RuleBuilder b("convolution");
-  const ConvDimensions& dn = inst.attrs<ConvolutionAttrs>().dims;
+  const ConvolutionAttrs& attrs = inst.attrs<ConvolutionAttrs>();
+  const ConvDimensions& dn = attrs.dims;
   const Shape& lhs = inst.operand(0)->shape();
   const Shape& rhs = inst.operand(1)->shape();
-  TensorFactors l(lhs.rank()), r(rhs.rank()), out(inst.shape().rank());
+  const Shape& out_shape = inst.shape();
+  TensorFactors l(lhs.rank()), r(rhs.rank()), out(out_shape.rank());
   const int64_t batch = b.Factor(lhs.dimensions(dn.input_batch));
   l[dn.input_batch] = {batch};
   out[dn.output_batch] = {batch};
@@ -222,32 +263,55 @@ FactorRule Convolution(const HloInstruction& inst) {
   r[dn.kernel_output_feature] = {feature};
   out[dn.output_feature] = {feature};
   for (size_t i = 0; i < dn.input_spatial.size(); ++i) {
-    const int64_t f = b.Factor(lhs.dimensions(dn.input_spatial[i]));
-    l[dn.input_spatial[i]] = {f};
-    out[dn.output_spatial[i]] = {f};
-    r[dn.kernel_spatial[i]] = {
-        b.Factor(rhs.dimensions(dn.kernel_spatial[i]), FactorKind::kNeedReplication)};
+    const int64_t ld = dn.input_spatial[i], rd = dn.kernel_spatial[i], od = dn.output_spatial[i];
+    const int64_t lhs_size = lhs.dimensions(ld), rhs_size = rhs.dimensions(rd);
+    const ConvSpatialRole role = i < attrs.window.size()
+                                     ? RoleOf(lhs_size, rhs_size, attrs.window[i])
+                                     : ConvSpatialRole::kSpatial;
+    switch (role) {
+      case ConvSpatialRole::kBatch:
+        l[ld] = r[rd] = out[od] = {b.Factor(lhs_size)};
+        break;
+      case ConvSpatialRole::kContracting:
+        l[ld] = r[rd] = {b.Factor(lhs_size, FactorKind::kReduction)};
+        out[od] = {b.Factor(out_shape.dimensions(od))};
+        break;
+      case ConvSpatialRole::kRhsNonContracting:
+        l[ld] = {b.Factor(lhs_size)};
+        r[rd] = out[od] = {b.Factor(rhs_size)};
+        break;
+      case ConvSpatialRole::kLhsNonContracting:
+      case ConvSpatialRole::kSpatial:
+        l[ld] = out[od] = {b.Factor(lhs_size)};
+        r[rd] = {b.Factor(rhs_size, FactorKind::kNeedReplication)};
+        break;
+    }
   }
   b.Operand(l);
   b.Operand(r);
   b.Result(out);
   const int64_t larger = lhs.ElementCount() >= rhs.ElementCount() ? 0 : 1;
   b.rule().forward_order = {larger, 1 - larger};
-  b.rule().merge_other_operands_backward = true;
+  b.rule().merge_backward_from = {{1}, {0}};
   return b.Take();
 }
 
-// Sort (variadic) and topk: the sort dim must be replicated, the others
-// pass through; result i relates to operand i.
+// Sort (variadic) and topk: every dim passes through. A sort keeps a split sort dim, as XLA's
+// propagation does (the propagator takes it only where another dim is free to move the split into,
+// the partitioner does not split it); topk's dim must be replicated.
 FactorRule SortLike(const HloInstruction& inst, int64_t sort_dim) {
-  RuleBuilder b(inst.opcode() == HloOpcode::kSort ? "sort" : "topk");
+  const bool sort = inst.opcode() == HloOpcode::kSort;
+  RuleBuilder b(sort ? "sort" : "topk");
   const Shape& in = inst.operand(0)->shape();
   TensorFactors dims;
   for (int64_t d = 0; d < in.rank(); ++d) {
-    dims.push_back({b.Factor(in.dimensions(d), d == sort_dim ? FactorKind::kNeedReplication
-                                                             : FactorKind::kPassThrough)});
+    dims.push_back({b.Factor(in.dimensions(d), d == sort_dim && !sort ? FactorKind::kNeedReplication
+                                                                      : FactorKind::kPassThrough)});
   }
-  for (int64_t i = 0; i < inst.operand_count(); ++i) b.Operand(dims, i);
+  // A sort orders all its operands alike: they and its results share one
+  // sharding (XLA's single tuple sharding); topk's values and indices come
+  // from its one operand.
+  for (int64_t i = 0; i < inst.operand_count(); ++i) b.Operand(dims, sort ? -1 : i);
   if (inst.shape().IsTuple()) {
     for (const Shape& leaf : inst.shape().tuple_shapes()) b.Result(b.Same(leaf, in, dims, true));
   } else {
@@ -365,6 +429,14 @@ FactorRule Scatter(const HloInstruction& inst) {
   b.Operand(idx);
   for (int64_t i = 0; i < n; ++i) b.Operand(upd, i);
   for (int64_t i = 0; i < n; ++i) b.Result(op);
+  // As XLA, indices take the updates' split scatter dims and updates the
+  // indices', besides what the result says.
+  std::vector<std::vector<int64_t>>& from = b.rule().merge_backward_from;
+  from.resize(static_cast<size_t>(inst.operand_count()));
+  for (int64_t i = 0; i < n; ++i) {
+    from[n].push_back(n + 1 + i);
+    from[n + 1 + i].push_back(n);
+  }
   return b.Take();
 }
 
@@ -377,6 +449,7 @@ FactorRule DynamicUpdateSlice(const HloInstruction& inst) {
   b.Operand(b.Same(inst.operand(1)->shape(), inst.shape(), result, false));
   for (int64_t i = 2; i < inst.operand_count(); ++i) b.Operand(std::nullopt);
   b.Result(result);
+  b.Levels(0, 1);
   return b.Take();
 }
 
@@ -387,7 +460,7 @@ FactorRule DynamicSlice(const HloInstruction& inst) {
   b.Operand(operand);
   for (int64_t i = 1; i < inst.operand_count(); ++i) b.Operand(std::nullopt);
   b.Result(b.Same(inst.shape(), inst.operand(0)->shape(), operand, false));
-  b.Levels(0, 0);
+  b.Levels(0, 1);
   return b.Take();
 }
 

@@ -191,11 +191,19 @@ absl::StatusOr<PValue> PartitionDotLike(const HloInstruction& inst, PartitionSta
   Space space = MakeSpace(*rule);
   if (inst.opcode() == HloOpcode::kConvolution) {
     const ConvolutionAttrs& conv = inst.attrs<ConvolutionAttrs>();
-    // Split spatial dims need halos (not yet); grouped convolutions keep
-    // only the batch split.
+    // Split spatial dims need halos (not yet), and a dot dim written as a
+    // window keeps its window only whole; grouped convolutions keep only the
+    // batch split.
     const ConvDimensions& dn = conv.dims;
     const TensorFactors& lhs = *rule->operands[0];
-    for (int64_t d : dn.input_spatial) space.unsplittable.push_back(lhs[d][0]);
+    const TensorFactors& rhs = *rule->operands[1];
+    const TensorFactors& result = rule->results[0];
+    for (size_t i = 0; i < dn.input_spatial.size(); ++i) {
+      for (const std::vector<int64_t>& dim :
+           {lhs[dn.input_spatial[i]], rhs[dn.kernel_spatial[i]], result[dn.output_spatial[i]]}) {
+        space.unsplittable.push_back(dim[0]);
+      }
+    }
     if (conv.feature_group_count != 1 || conv.batch_group_count != 1) {
       for (int64_t f = 0; f < static_cast<int64_t>(rule->factor_sizes.size()); ++f) {
         if (f != lhs[dn.input_batch][0] || conv.batch_group_count != 1) {

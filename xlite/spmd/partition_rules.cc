@@ -29,7 +29,7 @@ bool TrivialWindow(const WindowDimension& w) {
 
 // Result dims the op itself cannot compute on shards, beyond its rule's
 // kNeedReplication factors: dims it slices, pads, reverses, concatenates,
-// windows or updates in part; a reverse, the reversed dims `wanted` does not
+// sorts, windows or updates in part; a reverse, the reversed dims `wanted` does not
 // split evenly (even ones are exact with the tile order mirrored).
 std::vector<int64_t> OpFixedDims(const HloInstruction& inst, const Shape& out,
                                  const HloSharding& wanted) {
@@ -82,6 +82,10 @@ std::vector<int64_t> OpFixedDims(const HloInstruction& inst, const Shape& out,
       }
       break;
     }
+    case HloOpcode::kSort:
+      // Propagation keeps a split sort dim (XLA moves it when partitioning).
+      fixed = inst.dimensions();
+      break;
     case HloOpcode::kScatter: {
       // Operand dims the update windows do not cover whole.
       const ScatterDimensions& dn = inst.attrs<ScatterAttrs>().dims;

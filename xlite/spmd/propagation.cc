@@ -9,39 +9,26 @@
 #include "xlite/passes/pass_registry.h"
 #include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagator.h"
+#include "xlite/spmd/sharding_annotations.h"
 #include "xlite/text/printer.h"
 
 namespace xlite::spmd {
 
 absl::Status ValidateAnnotations(const HloModule& module, bool is_spmd) {
-  int64_t devices = is_spmd ? module.config().num_partitions : module.config().replica_count;
+  const int64_t declared = is_spmd ? module.config().num_partitions : module.config().replica_count;
   // Modules that do not say how many devices they run on (XLA's pass tests)
-  // get the largest tile assignment they use.
-  const bool inferred = devices <= 1;
-  if (inferred) {
-    for (const auto& computation : module.computations()) {
-      for (const auto& inst : computation->instructions()) {
-        if (!inst->has_sharding()) continue;
-        std::vector<HloSharding> leaves = inst->sharding().IsTuple()
-                                              ? inst->sharding().tuple_elements()
-                                              : std::vector<HloSharding>{inst->sharding()};
-        for (const HloSharding& s : leaves) {
-          if (s.IsTiled()) devices = std::max(devices, s.tile_assignment().num_elements());
-          if (s.kind() == HloSharding::Kind::kMaximal) {
-            devices = std::max(devices, s.maximal_device() + 1);
-          }
-        }
-      }
-    }
-  }
+  // may name any distinct devices, subsets included.
+  const int64_t devices = declared > 1 ? declared : HloSharding::kAnyDeviceCount;
   for (const auto& computation : module.computations()) {
     for (const auto& inst : computation->instructions()) {
       if (!inst->has_sharding()) continue;
-      absl::Status status = inst->sharding().Validate(inst->shape(), devices);
+      XLITE_RETURN_IF_ERROR(UnspecifiedDims(*inst).status());
+      const Shape shape = inst->ShardedShape();
+      absl::Status status = inst->sharding().Validate(shape, devices);
       if (!status.ok()) {
-        return InvalidArgument("sharding of %", inst->name(), " (", inst->shape().ToString(), ") ",
+        return InvalidArgument("sharding of %", inst->name(), " (", shape.ToString(), ") ",
                                PrintSharding(inst->sharding()), ": ", status.message(),
-                               inferred ? "" : absl::StrCat(" (num_partitions=", devices, ")"));
+                               declared > 1 ? absl::StrCat(" (num_partitions=", devices, ")") : "");
       }
     }
   }

@@ -76,8 +76,8 @@ struct PropagationResult {
 };
 
 // Checks every annotation against its shape and the module's device count
-// (num_partitions, or replica_count when not SPMD): errors name the
-// instruction.
+// (num_partitions, or replica_count when not SPMD; any distinct devices when
+// the module does not say): errors name the instruction.
 absl::Status ValidateAnnotations(const HloModule& module, bool is_spmd);
 
 // Runs propagation, setting the shardings on the module.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "xlite/base/check.h"
+#include "xlite/spmd/sharding_annotations.h"
 #include "xlite/text/printer.h"
 
 namespace xlite::spmd {
@@ -14,9 +15,34 @@ namespace {
 // unknown).
 bool IsSpatiallyPartitioned(const HloSharding& s) { return s.IsTiled() || s.IsReplicated(); }
 
-std::vector<HloSharding> LeafShardings(const HloSharding& s, int64_t leaves) {
-  if (s.IsTuple()) return s.tuple_elements();
-  return std::vector<HloSharding>(static_cast<size_t>(leaves), s);
+// The annotation of each array leaf (an outfeed's tuple sharding also
+// covers its data operand: its token result takes the last element).
+std::vector<HloSharding> LeafShardings(const HloInstruction& inst, int64_t leaves) {
+  const HloSharding& s = inst.sharding();
+  if (!s.IsTuple()) return std::vector<HloSharding>(static_cast<size_t>(leaves), s);
+  const std::vector<HloSharding>& all = s.tuple_elements();
+  if (static_cast<int64_t>(all.size()) <= leaves) return all;
+  return std::vector<HloSharding>(all.end() - leaves, all.end());
+}
+
+// Which entry of the allow_spmd_sharding_propagation_to_parameters list
+// governs leaf `leaf` of parameter `param`: the parameter number, or the
+// tuple element when the entry has one tuple parameter and the list names
+// its elements (as XLA).
+int64_t ParameterIndexOfLeaf(const HloInstruction& param, int64_t leaf,
+                             const ModuleConfig& config) {
+  const auto& list = config.allow_spmd_sharding_propagation_to_parameters;
+  const HloComputation* entry = param.parent();
+  if (entry->parameter_instructions().size() == 1 && param.shape().IsTuple() &&
+      list.size() == param.shape().tuple_shapes().size() && list.size() > 1) {
+    int64_t first = 0;
+    for (size_t e = 0; e < param.shape().tuple_shapes().size(); ++e) {
+      const int64_t n = param.shape().tuple_shapes()[e].LeafCount();
+      if (leaf < first + n) return static_cast<int64_t>(e);
+      first += n;
+    }
+  }
+  return param.parameter_number();
 }
 
 bool AllowedAt(const std::vector<bool>& list, std::optional<bool> override_all, int64_t i) {
@@ -25,12 +51,51 @@ bool AllowedAt(const std::vector<bool>& list, std::optional<bool> override_all, 
   return i >= 0 && i < static_cast<int64_t>(list.size()) && list[i];
 }
 
+// Array leaf `leaf` of `shape` (leaves in order).
+const Shape* LeafShape(const Shape& shape, int64_t* leaf) {
+  if (!shape.IsTuple()) return (*leaf)-- == 0 ? &shape : nullptr;
+  for (const Shape& e : shape.tuple_shapes()) {
+    if (const Shape* found = LeafShape(e, leaf)) return found;
+  }
+  return nullptr;
+}
+
+// XLA's IsSubTilingOrEqualSharding: every device's tile of `sub` lies in
+// its tile of `base` (a refinement that moves no data).
+bool IsSubTiling(const Shape* shape, const HloSharding& sub, const HloSharding& base) {
+  if (shape == nullptr || !shape->IsArray() || !sub.IsTiled() || !base.IsTiled() ||
+      sub.ManualFactor() != base.ManualFactor() ||
+      sub.tile_assignment().num_elements() != base.tile_assignment().num_elements()) {
+    return false;
+  }
+  for (int64_t device : sub.tile_assignment().Devices()) {
+    auto inner = sub.TileBounds(*shape, device);
+    auto outer = base.TileBounds(*shape, device);
+    if (!inner.ok() || !outer.ok()) return false;
+    for (size_t d = 0; d < inner->size(); ++d) {
+      const auto [lo, hi] = (*inner)[d];
+      if (lo < hi && (lo < (*outer)[d].first || hi > (*outer)[d].second)) return false;
+    }
+  }
+  return true;
+}
+
+bool EvenlyDivides(const HloSharding& s, const Shape& shape) {
+  if (!s.IsTiled() || !shape.IsArray()) return true;
+  const std::vector<int64_t> tiles = s.DataTileDims();
+  for (int64_t d = 0; d < shape.rank() && d < static_cast<int64_t>(tiles.size()); ++d) {
+    if (shape.dimensions(d) % tiles[d] != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Propagator::Propagator(HloModule& module, const PropagationOptions& options)
     : module_(module), options_(options) {
   CollectComputations();
   InitSlots();
+  CollectShardGroups();
 }
 
 int64_t Propagator::IndexOf(const HloInstruction* inst) const {
@@ -140,29 +205,41 @@ void Propagator::InitSlots() {
     const HloInstruction* inst = order_[i];
     const int64_t leaves = LeafCount(i);
     original_sharded_[i] = inst->has_sharding();
-    if (inst->has_sharding()) {
-      std::vector<HloSharding> given = LeafShardings(inst->sharding(), leaves);
-      for (int64_t l = 0; l < leaves && l < static_cast<int64_t>(given.size()); ++l) {
-        if (given[l].kind() == HloSharding::Kind::kUnknown) continue;
-        Slot& slot = slots_[first_slot_[i] + l];
-        slot.sharding = given[l].Normalized();
-        slot.provided = true;
-        slot.origin.kind = ShardingOrigin::Kind::kAnnotation;
-      }
-    }
     // Entry parameters and the entry root take shardings only where the
-    // module (or the pass arguments) allow it.
-    if (inst->parent() == entry && inst->opcode() == HloOpcode::kParameter &&
-        !AllowedAt(config.allow_spmd_sharding_propagation_to_parameters,
-                   options_.propagate_to_parameters, inst->parameter_number())) {
-      for (int64_t l = 0; l < leaves; ++l) slots_[first_slot_[i] + l].provided = true;
-    }
-    if (inst == entry->root_instruction()) {
-      for (int64_t l = 0; l < leaves; ++l) {
-        if (!AllowedAt(config.allow_spmd_sharding_propagation_to_output,
-                       options_.propagate_to_output, l)) {
-          slots_[first_slot_[i] + l].provided = true;
-        }
+    // module (or the pass arguments) allow it; where allowed, their
+    // annotations are a start that propagation may refine (as XLA).
+    const bool entry_parameter = inst->parent() == entry && inst->opcode() == HloOpcode::kParameter;
+    const bool entry_root = inst == entry->root_instruction();
+    auto frozen = [&](int64_t leaf) {
+      if (entry_parameter) {
+        return !AllowedAt(config.allow_spmd_sharding_propagation_to_parameters,
+                          options_.propagate_to_parameters,
+                          ParameterIndexOfLeaf(*inst, leaf, config));
+      }
+      if (entry_root) {
+        return !AllowedAt(config.allow_spmd_sharding_propagation_to_output,
+                          options_.propagate_to_output, leaf);
+      }
+      return true;
+    };
+    std::vector<HloSharding> given;
+    if (inst->has_sharding()) given = LeafShardings(*inst, leaves);
+    for (int64_t l = 0; l < leaves; ++l) {
+      Slot& slot = slots_[first_slot_[i] + l];
+      // XLA drops what an earlier CSE-prevention run annotated.
+      const bool annotated = l < static_cast<int64_t>(given.size()) &&
+                             given[l].kind() != HloSharding::Kind::kUnknown &&
+                             !IsCsePreventionSharding(given[l]);
+      if (annotated) {
+        slot.sharding = given[l].Normalized();
+        slot.sharding->clear_shard_group();
+        slot.origin.kind = ShardingOrigin::Kind::kAnnotation;
+        absl::StatusOr<std::vector<int64_t>> open = UnspecifiedDims(*inst);
+        if (open.ok() && !open->empty()) unspecified_dims_[first_slot_[i] + l] = *std::move(open);
+      }
+      slot.provided = (entry_parameter || entry_root) ? frozen(l) : annotated;
+      if (!slot.provided && (entry_parameter || entry_root)) {
+        refinable_entry_slots_.push_back(first_slot_[i] + l);
       }
     }
   }
@@ -219,6 +296,26 @@ void Propagator::InitSlots() {
       }
     }
     if (source >= 0) PropagateLinks(source);
+  }
+}
+
+const Shape* Propagator::SlotShape(int64_t slot) const {
+  const int64_t index = IndexOfSlot(slot);
+  int64_t leaf = slot - first_slot_[index];
+  return LeafShape(order_[index]->shape(), &leaf);
+}
+
+// As XLA, an entry parameter or root value whose propagated sharding does
+// not divide it evenly is replicated (the caller passes whole buffers).
+void Propagator::ReplicateUnevenEntryValues() {
+  for (int64_t slot : refinable_entry_slots_) {
+    Slot& s = slots_[slot];
+    const Shape* shape = SlotShape(slot);
+    if (!s.sharding || shape == nullptr || EvenlyDivides(*s.sharding, *shape)) continue;
+    Conflict(slot, *s.sharding, s.origin, "entry value not evenly divided, replicated instead of");
+    s.sharding = HloSharding::Replicated();
+    s.origin.kind = ShardingOrigin::Kind::kRule;
+    s.origin.rule = "entry value not evenly divided: replicated";
   }
 }
 
@@ -284,6 +381,7 @@ bool Propagator::Improve(int64_t slot, const HloSharding& proposal, ShardingOrig
     if (from_slot >= 0) AddSources(slots_[from_slot].origin, origin.from, &origin.sources);
   }
   if (s.provided) {
+    if (RefineUnspecified(slot, proposal, origin)) return true;
     // Only proposals that cannot agree with the annotation are conflicts
     // (a partial sharding of the same split is not).
     if (s.sharding && (proposal.IsTiled() || proposal.IsManual()) && !(*s.sharding == proposal) &&
@@ -293,7 +391,8 @@ bool Propagator::Improve(int64_t slot, const HloSharding& proposal, ShardingOrig
     return false;
   }
   if (proposal.IsManual()) {
-    if (s.sharding) return false;
+    // Manual takes over an unsplit value (XLA: no sharding or tile-maximal).
+    if (s.sharding && !s.sharding->IsReplicated()) return false;
     s.sharding = proposal;
     s.origin = std::move(origin);
     ++inferences_;
@@ -332,20 +431,10 @@ bool Propagator::Improve(int64_t slot, const HloSharding& proposal, ShardingOrig
     return false;
   }
   // Without aggressive resharding the proposal may only refine what is there.
-  if (!merged && !allow_aggressive && current.IsTiled()) {
-    std::vector<int64_t> cur = current.DataTileDims(), add = next->DataTileDims();
-    std::vector<int64_t> diff;
-    bool refines = cur.size() == add.size();
-    for (size_t d = 0; refines && d < cur.size(); ++d) {
-      if (cur[d] == add[d]) continue;
-      if (cur[d] != 1) refines = false;
-      diff.push_back(static_cast<int64_t>(d));
-    }
-    if (refines && !(PartiallyReplicateDims(*next, diff) == current)) refines = false;
-    if (!refines) {
-      Conflict(slot, proposal, origin, "kept the first sharding over incompatible");
-      return false;
-    }
+  if (!merged && !allow_aggressive && current.IsTiled() &&
+      !IsSubTiling(SlotShape(slot), *next, current)) {
+    Conflict(slot, proposal, origin, "kept the first sharding over incompatible");
+    return false;
   }
   origin.merged = merged;
   if (merged) AddSources(s.origin, order_[IndexOfSlot(slot)], &origin.sources);
@@ -399,7 +488,8 @@ void Propagator::MarkChanged(const HloInstruction* inst) {
 
 bool Propagator::CopyLeaves(const HloInstruction* from, int64_t from_first,
                             const HloInstruction* to, int64_t to_first, int64_t count,
-                            ShardingOrigin::Kind kind, std::string_view rule) {
+                            ShardingOrigin::Kind kind, std::string_view rule,
+                            bool allow_aggressive) {
   bool changed = false;
   for (int64_t l = 0; l < count; ++l) {
     const HloSharding* s = Get(SlotOf(from, from_first + l));
@@ -409,9 +499,15 @@ bool Propagator::CopyLeaves(const HloInstruction* from, int64_t from_first,
     origin.from = from;
     origin.from_leaf = from_first + l;
     origin.rule = rule;
-    changed |= Improve(SlotOf(to, to_first + l), *s, origin, /*allow_aggressive=*/false);
+    changed |= Improve(SlotOf(to, to_first + l), *s, origin, allow_aggressive);
   }
   return changed;
+}
+
+int64_t NonRootUsers(const HloInstruction& inst) {
+  int64_t n = 0;
+  for (const HloInstruction* user : inst.users()) n += user != inst.parent()->root_instruction();
+  return n;
 }
 
 }  // namespace xlite::spmd

@@ -6,6 +6,7 @@
 #define XLITE_SPMD_PROPAGATOR_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,6 +18,9 @@
 #include "xlite/spmd/propagation.h"
 
 namespace xlite::spmd {
+
+// XLA's ComputeNonRootUsers: users other than the computation's root.
+int64_t NonRootUsers(const HloInstruction& inst);
 
 class Propagator {
  public:
@@ -37,6 +41,7 @@ class Propagator {
   int64_t SlotOf(const HloInstruction* inst, int64_t leaf) const;
   int64_t LeafCount(int64_t index) const { return first_slot_[index + 1] - first_slot_[index]; }
   int64_t IndexOfSlot(int64_t slot) const;
+  const Shape* SlotShape(int64_t slot) const;  // the array leaf's shape
   const HloSharding* Get(int64_t slot) const;
   // Joins the annotations behind `from_origin` (of `from`) into `sources`.
   void AddSources(const ShardingOrigin& from_origin, const HloInstruction* from,
@@ -67,12 +72,20 @@ class Propagator {
   // nothing to say at this level).
   std::optional<HloSharding> FromUserRule(const HloInstruction& user, const FactorRule& rule,
                                           int64_t operand_index);
+  bool FromOutfeed(const HloInstruction& outfeed, int64_t operand_index);
   bool CopyLeaves(const HloInstruction* from, int64_t from_first, const HloInstruction* to,
                   int64_t to_first, int64_t count, ShardingOrigin::Kind kind,
-                  std::string_view rule);
+                  std::string_view rule, bool allow_aggressive = false);
 
   void RunLevel();
   void FinalizeLinks();
+  void ReplicateUnevenEntryValues();
+
+  // Shard groups and unspecified dims (propagator_groups.cc).
+  void CollectShardGroups();
+  bool InferFromShardGroups();
+  void AlignShardAsGroups();
+  bool RefineUnspecified(int64_t slot, const HloSharding& proposal, ShardingOrigin origin);
   PropagationResult WriteBack();
 
   HloModule& module_;
@@ -91,6 +104,15 @@ class Propagator {
   std::vector<std::vector<int64_t>> links_;
   std::set<int64_t> forward_dirty_, backward_dirty_;
   std::vector<bool> original_sharded_;
+  // Entry parameter and root leaves propagation may refine.
+  std::vector<int64_t> refinable_entry_slots_;
+  struct ShardGroup {
+    bool shard_as = false;
+    std::vector<int64_t> members;  // slots
+  };
+  std::map<int64_t, ShardGroup> shard_groups_;  // by group id
+  // Annotated `Sharding` custom-call slots and the dims they leave open.
+  absl::flat_hash_map<int64_t, std::vector<int64_t>> unspecified_dims_;
   int64_t rounds_ = 0;
   int64_t inferences_ = 0;
 };

@@ -1,6 +1,7 @@
 // The propagator's inference steps (forward from operands, backward from
 // users), the fixed-point loop per aggressiveness level and the write-back.
 #include <algorithm>
+#include <functional>
 
 #include "xlite/spmd/propagator.h"
 
@@ -27,6 +28,63 @@ bool IsStructural(HloOpcode op) {
   }
 }
 
+// Whether operand `operand`'s sharding `s` passes forward into `inst`
+// under XLA's restrictions beyond the op's rule: at level 0 a concatenate
+// passes only a param/gte -> reshape -> concat pattern not split on the
+// concatenated dim, a dynamic slice (or a dynamic-update-slice's update)
+// only when its sliced dims are not split; a sort operand split on the sort
+// dim only where a free dim can take the split; collectives across devices
+// (all-reduce and reduce-scatter with a channel, the others always) are not
+// partitioned by propagation: only a replicated operand makes them
+// replicated.
+bool MayPassForward(const HloInstruction& inst, int64_t operand, const HloSharding& s,
+                    int aggressiveness,
+                    const std::function<const HloSharding*(const HloInstruction*)>& get) {
+  auto split_where_sizes_differ = [&](const HloInstruction& value, const Shape& other) {
+    const HloSharding* vs = get(&value);
+    if (vs == nullptr || !vs->IsTiled()) return false;
+    const std::vector<int64_t> tiles = vs->DataTileDims();
+    for (int64_t d = 0; d < value.shape().rank() && d < other.rank(); ++d) {
+      if (tiles[d] > 1 && value.shape().dimensions(d) != other.dimensions(d)) return true;
+    }
+    return false;
+  };
+  switch (inst.opcode()) {
+    case HloOpcode::kConcatenate:
+      if (aggressiveness > 0) return true;
+      for (const HloInstruction* o : inst.operands()) {
+        const HloSharding* os = get(o);
+        const bool pattern = os != nullptr && os->IsTiled() && os->NumTiles() > 1 &&
+                             o->opcode() == HloOpcode::kReshape &&
+                             (o->operand(0)->opcode() == HloOpcode::kParameter ||
+                              o->operand(0)->opcode() == HloOpcode::kGetTupleElement);
+        if (!pattern || os->DataTileDims()[inst.dimensions()[0]] > 1) return false;
+      }
+      return true;
+    case HloOpcode::kDynamicSlice:
+      return aggressiveness > 0 || !split_where_sizes_differ(*inst.operand(0), inst.shape());
+    case HloOpcode::kDynamicUpdateSlice:
+      return aggressiveness > 0 || operand != 1 ||
+             !split_where_sizes_differ(*inst.operand(1), inst.shape());
+    case HloOpcode::kSort: {
+      if (!s.IsTiled() || inst.dimensions().empty()) return true;
+      const int64_t sort_dim = inst.dimensions()[0];
+      const std::vector<int64_t> tiles = s.DataTileDims();
+      if (tiles[sort_dim] == 1) return true;
+      const Shape& shape = inst.operand(operand)->shape();
+      for (int64_t d = 0; d < shape.rank(); ++d) {
+        if (d != sort_dim && tiles[d] == 1 && shape.dimensions(d) > 1) return true;
+      }
+      return false;
+    }
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kReduceScatter:
+      return !inst.attrs<CollectiveAttrs>().channel_id.has_value() || s.IsReplicated();
+    default:
+      return !IsCollectiveOpcode(inst.opcode()) || s.IsReplicated();
+  }
+}
+
 }  // namespace
 
 bool Propagator::InferForward(int64_t index) {
@@ -39,7 +97,9 @@ bool Propagator::InferForward(int64_t index) {
       int64_t offset = 0;
       for (const HloInstruction* operand : inst->operands()) {
         const int64_t n = operand->shape().LeafCount();
-        changed |= CopyLeaves(operand, 0, inst, offset, n, ShardingOrigin::Kind::kForward, "tuple");
+        // XLA's tuple takes any more specific element sharding.
+        changed |= CopyLeaves(operand, 0, inst, offset, n, ShardingOrigin::Kind::kForward, "tuple",
+                              /*allow_aggressive=*/true);
         offset += n;
       }
       // As XLA, a tuple with a sharded element has its other elements
@@ -60,7 +120,8 @@ bool Propagator::InferForward(int64_t index) {
     case HloOpcode::kGetTupleElement:
       if (IndexOf(inst->operand(0)) < 0) return false;
       return CopyLeaves(inst->operand(0), ElementLeafOffset(inst->operand(0), inst->tuple_index()),
-                        inst, 0, leaves, ShardingOrigin::Kind::kForward, "get-tuple-element");
+                        inst, 0, leaves, ShardingOrigin::Kind::kForward, "get-tuple-element",
+                        /*allow_aggressive=*/NonRootUsers(*inst) == 1);
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kWhile:
       return CopyLeaves(inst->operand(0), 0, inst, 0, leaves, ShardingOrigin::Kind::kForward,
@@ -80,10 +141,13 @@ bool Propagator::InferForward(int64_t index) {
     return Improve(first, HloSharding::Manual(), origin, false);
   }
   if (IsCustomCall(*inst, "SPMDShardToFullShape")) return false;
-  // Manual values make their users manual (XLA propagates manual first).
+  // Manual values make their users manual (XLA propagates manual first),
+  // from level 1 on through concatenate and dynamic-slice.
+  const bool manual_waits = aggressiveness_ == 0 && (inst->opcode() == HloOpcode::kConcatenate ||
+                                                     inst->opcode() == HloOpcode::kDynamicSlice);
   for (const HloInstruction* operand : inst->operands()) {
     const HloSharding* s = Get(SlotOf(operand, 0));
-    if (s != nullptr && s->IsManual() && operand->shape().IsArray()) {
+    if (!manual_waits && s != nullptr && s->IsManual() && operand->shape().IsArray()) {
       ShardingOrigin origin;
       origin.kind = ShardingOrigin::Kind::kForward;
       origin.from = operand;
@@ -127,6 +191,10 @@ bool Propagator::InferForward(int64_t index) {
     if (k >= static_cast<int64_t>(rule->operands.size()) || !rule->operands[k]) continue;
     const HloSharding* s = Get(SlotOf(inst->operand(k), 0));
     if (s == nullptr || !(s->IsTiled() || s->IsReplicated())) continue;
+    if (!MayPassForward(*inst, k, *s, aggressiveness_,
+                        [&](const HloInstruction* o) { return Get(SlotOf(o, 0)); })) {
+      continue;
+    }
     for (int64_t r = 0; r < static_cast<int64_t>(rule->results.size()) && r < leaves; ++r) {
       const int64_t want = rule->result_of_operand[k];
       if (want >= 0 && want != r) continue;
@@ -141,7 +209,7 @@ bool Propagator::InferForward(int64_t index) {
       origin.from = inst->operand(k);
       origin.rule = rule->name;
       changed |= Improve(first + r, projected, origin,
-                         /*allow_aggressive=*/related == 1 && inst->user_count() == 1);
+                         /*allow_aggressive=*/related == 1 && NonRootUsers(*inst) == 1);
     }
   }
   return changed;
@@ -161,12 +229,15 @@ std::optional<HloSharding> Propagator::FromUserRule(const HloInstruction& user,
   if (result >= static_cast<int64_t>(rule.results.size())) return std::nullopt;
   HloSharding from_result =
       ProjectThrough(rule, rule.results[result], *rule.operands[operand_index], *s);
-  if (!rule.merge_other_operands_backward) return from_result;
-  // Dot/convolution: what the other operand implies through the shared
-  // (batch, contracting) factors, merged in when compatible.
+  if (operand_index >= static_cast<int64_t>(rule.merge_backward_from.size())) return from_result;
+  // What the other operands imply through the shared factors (a dot's batch
+  // and contracting dims), merged in when compatible.
   const bool may_combine = options_.is_spmd && aggressiveness_ > 0;
-  for (int64_t j = 0; j < static_cast<int64_t>(rule.operands.size()); ++j) {
-    if (j == operand_index || !rule.operands[j]) continue;
+  for (int64_t j : rule.merge_backward_from[operand_index]) {
+    if (j == operand_index || j >= static_cast<int64_t>(rule.operands.size()) ||
+        !rule.operands[j]) {
+      continue;
+    }
     const HloSharding* other = Get(SlotOf(user.operand(j), 0));
     if (other == nullptr || !other->IsTiled()) continue;
     HloSharding implied =
@@ -177,7 +248,7 @@ std::optional<HloSharding> Propagator::FromUserRule(const HloInstruction& user,
         continue;
       }
     }
-    if (IsMoreSpecific(implied, from_result) && from_result.IsReplicated()) from_result = implied;
+    if (IsMoreSpecific(implied, from_result)) from_result = implied;
   }
   return from_result;
 }
@@ -193,8 +264,13 @@ bool Propagator::InferBackward(int64_t index) {
       if (user->operand(k) != inst) continue;
       switch (user->opcode()) {
         case HloOpcode::kTuple:
-          changed |= CopyLeaves(user, ElementLeafOffset(user, k), inst, 0, leaves,
-                                ShardingOrigin::Kind::kBackward, "tuple");
+          // As XLA (operand_index), a value used twice takes its first
+          // element's sharding.
+          if (std::find(user->operands().begin(), user->operands().begin() + k, inst) ==
+              user->operands().begin() + k) {
+            changed |= CopyLeaves(user, ElementLeafOffset(user, k), inst, 0, leaves,
+                                  ShardingOrigin::Kind::kBackward, "tuple");
+          }
           continue;
         case HloOpcode::kGetTupleElement:
           changed |= CopyLeaves(user, 0, inst, ElementLeafOffset(inst, user->tuple_index()),
@@ -206,13 +282,18 @@ bool Propagator::InferBackward(int64_t index) {
           changed |= CopyLeaves(user, 0, inst, 0, leaves, ShardingOrigin::Kind::kBackward,
                                 user->opcode() == HloOpcode::kWhile ? "while" : "opt-barrier");
           continue;
+        case HloOpcode::kOutfeed:
+          if (k == 0) changed |= FromOutfeed(*user, index);
+          continue;
         default:
           break;
       }
       if (IsStructural(user->opcode()) || IsCustomCall(*user, "SPMDFullToShardShape")) continue;
-      // Manual users make their operands manual.
+      // Manual users make their operands manual (not constants, which
+      // non-manual code may share, as XLA).
       const HloSharding* us = Get(SlotOf(user, 0));
-      if (us != nullptr && us->IsManual() && inst->shape().IsArray()) {
+      if (us != nullptr && us->IsManual() && inst->shape().IsArray() &&
+          inst->opcode() != HloOpcode::kConstant) {
         ShardingOrigin origin;
         origin.kind = ShardingOrigin::Kind::kBackward;
         origin.from = user;
@@ -246,13 +327,33 @@ bool Propagator::InferBackward(int64_t index) {
   return changed;
 }
 
+// An outfeed's tuple sharding names its data operand's leaves first.
+bool Propagator::FromOutfeed(const HloInstruction& outfeed, int64_t operand_index) {
+  if (!outfeed.has_sharding() || !outfeed.sharding().IsTuple()) return false;
+  const std::vector<HloSharding>& elements = outfeed.sharding().tuple_elements();
+  bool changed = false;
+  for (int64_t l = 0; l < LeafCount(operand_index) && l < static_cast<int64_t>(elements.size());
+       ++l) {
+    if (elements[l].kind() == HloSharding::Kind::kUnknown) continue;
+    ShardingOrigin origin;
+    origin.kind = ShardingOrigin::Kind::kBackward;
+    origin.from = &outfeed;
+    origin.rule = "outfeed";
+    changed |= Improve(first_slot_[operand_index] + l, elements[l].Normalized(), origin, false);
+  }
+  return changed;
+}
+
 void Propagator::RunLevel() {
   for (size_t i = 0; i < order_.size(); ++i) {
     forward_dirty_.insert(static_cast<int64_t>(i));
     backward_dirty_.insert(static_cast<int64_t>(i));
   }
-  while (!forward_dirty_.empty() || !backward_dirty_.empty()) {
+  bool groups_changed = false;
+  while (!forward_dirty_.empty() || !backward_dirty_.empty() || groups_changed) {
     ++rounds_;
+    // XLA takes shard-group shardings first in each iteration.
+    groups_changed = InferFromShardGroups();
     // Forward in post order, then backward in reverse post order, each
     // visiting only what changed around it (XLA's sweeps, as a worklist).
     int64_t position = -1;
@@ -342,7 +443,13 @@ PropagationResult Propagator::WriteBack() {
 PropagationResult Propagator::Run() {
   for (aggressiveness_ = 0; aggressiveness_ < 4; ++aggressiveness_) RunLevel();
   aggressiveness_ = 3;
+  if (!shard_groups_.empty()) {
+    // As XLA: align the shard_as groups, then once more at the top level.
+    AlignShardAsGroups();
+    RunLevel();
+  }
   FinalizeLinks();
+  ReplicateUnevenEntryValues();
   PropagationResult result = WriteBack();
   result.fixed_point_rounds = rounds_;
   result.inferences = inferences_;
