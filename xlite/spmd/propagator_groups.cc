@@ -12,23 +12,27 @@ namespace xlite::spmd {
 
 // XLA's ProcessShardingInstruction: a `Sharding` custom-call whose sharding
 // says only the group puts its operand in the group (unless the operand is
-// a parameter); any other instruction with a group is itself the member.
+// a parameter); any instruction with a group is itself a member.
 void Propagator::CollectShardGroups() {
   for (const HloInstruction* inst : order_) {
     if (!inst->has_sharding() || inst->sharding().IsTuple()) continue;
     const std::optional<HloSharding::ShardGroup>& group = inst->sharding().shard_group();
     if (!group || !inst->shape().IsArray()) continue;
-    const HloInstruction* member = inst;
+    // XLA removes such a custom-call: here it stays, a member beside its
+    // operand so that both end alike.
+    std::vector<const HloInstruction*> members = {inst};
     if (IsShardingCustomCall(*inst) && inst->sharding().kind() == HloSharding::Kind::kUnknown &&
         inst->operand(0)->opcode() != HloOpcode::kParameter) {
-      member = inst->operand(0);
+      members.push_back(inst->operand(0));
     }
-    const int64_t slot = SlotOf(member, 0);
-    if (slot < 0 || !member->shape().IsArray()) continue;
     ShardGroup& g = shard_groups_[group->id];
     g.shard_as = group->shard_as;
-    if (std::find(g.members.begin(), g.members.end(), slot) == g.members.end()) {
-      g.members.push_back(slot);
+    for (const HloInstruction* member : members) {
+      const int64_t slot = SlotOf(member, 0);
+      if (slot < 0 || !member->shape().IsArray()) continue;
+      if (std::find(g.members.begin(), g.members.end(), slot) == g.members.end()) {
+        g.members.push_back(slot);
+      }
     }
   }
 }
@@ -65,13 +69,14 @@ void Propagator::AlignShardAsGroups() {
   for (auto& [id, group] : shard_groups_) {
     if (!group.shard_as) continue;
     std::optional<HloSharding> common;
-    std::optional<HloSharding> first;
+    int64_t first = -1;  // the first member with a sharding
     bool agree = true;
     for (int64_t member : group.members) {
       const std::optional<HloSharding>& s = slots_[member].sharding;
       if (!s) continue;
-      if (!first) {
-        first = common = *s;
+      if (first < 0) {
+        first = member;
+        common = *s;
         continue;
       }
       std::optional<HloSharding> merged = agree ? MergeShardings(*common, *s) : std::nullopt;
@@ -81,15 +86,23 @@ void Propagator::AlignShardAsGroups() {
         agree = false;
       }
     }
-    if (!first) continue;
-    const HloSharding& chosen = agree ? *common : *first;
+    if (first < 0) continue;
+    const HloSharding chosen = agree ? *common : *slots_[first].sharding;
+    const HloInstruction* source = order_[IndexOfSlot(first)];
     for (int64_t member : group.members) {
       Slot& s = slots_[member];
       s.provided = true;
       if (s.sharding && *s.sharding == chosen) continue;
+      ShardingOrigin origin;
+      origin.kind = ShardingOrigin::Kind::kLinked;
+      origin.from = source;
+      origin.merged = agree;
+      origin.rule = "shard_as group: one sharding";
+      origin.aggressiveness = aggressiveness_;
+      AddSources(slots_[first].origin, source, &origin.sources);
+      origin.conflicts = std::move(s.origin.conflicts);
       s.sharding = chosen;
-      s.origin.kind = ShardingOrigin::Kind::kLinked;
-      s.origin.rule = "shard_as group: one sharding";
+      s.origin = std::move(origin);
       MarkChanged(order_[IndexOfSlot(member)]);
     }
   }
