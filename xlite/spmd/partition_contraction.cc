@@ -204,7 +204,8 @@ absl::StatusOr<PValue> PartitionDotLike(const HloInstruction& inst, PartitionSta
     for (size_t i = 0; i < dn.input_spatial.size(); ++i) {
       const int64_t f = lhs[dn.input_spatial[i]][0];
       spatial.push_back(f);
-      if (conv.window[i].size < 1 || inst.shape().dimensions(dn.output_spatial[i]) == 0) {
+      if (i >= conv.window.size() || conv.window[i].size < 1 ||
+          inst.shape().dimensions(dn.output_spatial[i]) == 0) {
         space.unsplittable.push_back(f);
       }
     }

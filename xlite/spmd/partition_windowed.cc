@@ -28,6 +28,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
 std::optional<HloSharding> CommonLeafSharding(const HloInstruction& inst, PartitionState& s) {
   const std::vector<HloSharding> leaves =
       LeafShardings(ForPartitioning(s.TargetOf(inst)), inst.shape());
+  if (leaves.empty()) return std::nullopt;
   for (const HloSharding& leaf : leaves) {
     if (!(leaf == leaves.front())) return std::nullopt;
   }
@@ -41,6 +42,7 @@ std::optional<std::vector<WindowedDim>> SplitWindowDims(const HloInstruction& in
                                                         const HloSharding& sharding) {
   const Window& window = inst.attrs<WindowAttrs>().window;
   const Shape& in = inst.operand(0)->shape();
+  if (!in.IsArray() || !out.IsArray() || in.rank() != out.rank()) return std::nullopt;
   std::vector<WindowedDim> dims;
   for (int64_t d = 0; d < in.rank() && d < static_cast<int64_t>(window.size()); ++d) {
     if (TilesAlong(sharding, d) <= 1 || IsTrivialWindow(window[d])) continue;
@@ -59,9 +61,10 @@ MaybeValue Decline(const HloInstruction& inst, PartitionState& s, std::string re
 }
 
 MaybeValue PartitionReduceWindowByHalo(const HloInstruction& inst, PartitionState& s) {
+  const int64_t inputs = inst.operand_count() / 2;
+  if (inputs == 0 || inst.operand_count() % 2 != 0) return std::nullopt;
   std::optional<HloSharding> sharding = CommonLeafSharding(inst, s);
   if (!sharding || !IsSplit(*sharding)) return std::nullopt;
-  const int64_t inputs = inst.operand_count() / 2;
   const Shape& out = inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
   std::optional<std::vector<WindowedDim>> dims = SplitWindowDims(inst, out, *sharding);
   if (!dims || dims->empty()) return std::nullopt;
@@ -69,7 +72,8 @@ MaybeValue PartitionReduceWindowByHalo(const HloInstruction& inst, PartitionStat
   // window then reduces exactly the elements the global one does.
   std::optional<Literal> identity;
   if (WindowedInputNeedsFill(*dims, *sharding)) {
-    std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+    std::optional<ReductionKind> kind;
+    if (inst.to_apply() != nullptr) kind = MatchReductionKind(*inst.to_apply());
     if (kind && inputs == 1) identity = ReductionIdentity(*kind, out.element_type());
     if (!identity) {
       return Decline(inst, s, "a window that reads padding, with a reducer without an identity");
@@ -177,7 +181,9 @@ HloInstruction* CutTile(PartitionState& s, const HloSharding& sharding, HloInstr
 
 MaybeValue PartitionSelectAndScatterByHalo(const HloInstruction& inst, PartitionState& s) {
   const HloSharding sharding = ForPartitioning(s.TargetOf(inst));
-  if (!IsSplit(sharding) || !inst.shape().IsArray()) return std::nullopt;
+  if (!IsSplit(sharding) || !inst.shape().IsArray() || inst.operand_count() != 3) {
+    return std::nullopt;
+  }
   const Shape& source_shape = inst.operand(1)->shape();
   std::optional<std::vector<WindowedDim>> dims = SplitWindowDims(inst, source_shape, sharding);
   if (!dims || dims->empty()) return std::nullopt;
@@ -195,7 +201,10 @@ MaybeValue PartitionSelectAndScatterByHalo(const HloInstruction& inst, Partition
   // Windows past the source scatter the scatter op's identity.
   std::optional<Literal> identity;
   if (mask_source) {
-    std::optional<ReductionKind> kind = MatchReductionKind(*inst.called_computations()[1]);
+    std::optional<ReductionKind> kind;
+    if (inst.called_computations().size() == 2) {
+      kind = MatchReductionKind(*inst.called_computations()[1]);
+    }
     if (kind) identity = ReductionIdentity(*kind, source_shape.element_type());
     if (!identity) {
       return Decline(inst, s, "windows past the source, with a scatter without an identity");
@@ -235,7 +244,7 @@ HloInstruction* ConvolutionInputByHalo(PartitionState& s, const HloInstruction& 
   const ConvDimensions& dn = conv.attrs<ConvolutionAttrs>().dims;
   const Shape& lhs = conv.operand(0)->shape();
   std::vector<WindowedDim> dims;
-  for (size_t i = 0; i < dn.input_spatial.size(); ++i) {
+  for (size_t i = 0; i < dn.input_spatial.size() && i < window.size(); ++i) {
     const int64_t d = dn.input_spatial[i];
     if (TilesAlong(sharding, d) <= 1) continue;
     dims.push_back({d, static_cast<int64_t>(i), lhs.dimensions(d),
