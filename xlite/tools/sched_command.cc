@@ -207,12 +207,9 @@ absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device
 }
 
 int RunSched(const SchedOptionsCli& options) {
-  absl::StatusOr<DeviceSpec> device = LoadDeviceSpec(options.device);
-  if (!device.ok()) {
-    PrintError(absl::StrCat("error: ", device.status().message()));
-    return absl::StartsWith(device.status().message(), "unknown device") ? kExitUsage
-                                                                         : kExitInvalidInput;
-  }
+  int exit_code = kExitOk;
+  std::optional<DeviceSpec> device = LoadDeviceOrReport(options.device, &exit_code);
+  if (!device.has_value()) return exit_code;
   std::vector<LoadedModule> modules;
   if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   std::string text, scheduled_text;
