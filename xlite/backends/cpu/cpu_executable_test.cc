@@ -107,6 +107,41 @@ ENTRY e {
 })");
 }
 
+// Pad (edge, negative and interior padding), concatenate (an empty operand
+// among them) and dynamic-slice (random starts: out of range, negative,
+// unsigned, and constant ones far out of range) read their operands only at
+// clamped indices and select, fused
+// with elementwise producers and consumers; none falls back.
+TEST(CpuExecutableTest, JitKernelsPadConcatenateAndDynamicSlice) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  a = f32[4,6] parameter(0)
+  b = f32[4,3] parameter(1)
+  i = s32[] parameter(2)
+  j = u32[] parameter(3)
+  k = s32[] parameter(4)
+  zero = f32[] constant(0)
+  empty = f32[4,0] constant({ {}, {}, {}, {} })
+  ea = f32[4,6] exponential(a)
+  p = f32[7,13] pad(ea, zero), padding=2_1x-1_-2_2
+  c = f32[4,9] concatenate(a, empty, b), dimensions={1}
+  n = f32[4,9] negate(c)
+  d = f32[2,5] dynamic-slice(n, j, j), dynamic_slice_sizes={2,5}
+  d2 = f32[3,4] dynamic-slice(p, k, i), dynamic_slice_sizes={3,4}
+  s = f32[2,5] add(d, d)
+  big = s32[] constant(100)
+  neg = s32[] constant(-3)
+  huge = u32[] constant(4000000000)
+  one = u32[] constant(1)
+  d3 = f32[3,4] dynamic-slice(p, neg, big), dynamic_slice_sizes={3,4}
+  d4 = f32[2,5] dynamic-slice(n, huge, one), dynamic_slice_sizes={2,5}
+  ROOT t = (f32[7,13], f32[4,9], f32[2,5], f32[3,4], f32[3,4], f32[2,5]) tuple(p, n, s, d2, d3, d4)
+})",
+                                               /*relative=*/1e-6);
+  EXPECT_NE(report.find("fallback to the evaluator: 0 "), std::string::npos) << report;
+}
+
 TEST(CpuExecutableTest, ShiftsTakeOutOfRangeCountsAndBitcastConvertKeepsTheBits) {
   // Counts from -4 to 35 cover negative (huge as unsigned), in-range and
   // too-large counts for s32, u32 and s8 values.

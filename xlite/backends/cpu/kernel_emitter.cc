@@ -15,6 +15,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "xlite/analysis/reduction_kind.h"
+#include "xlite/backends/cpu/elemental_support.h"
 #include "xlite/backends/cpu/fast_math.h"
 #include "xlite/backends/cpu/jit.h"
 #include "xlite/ir/computation.h"
@@ -25,111 +26,6 @@ namespace {
 using O = HloOpcode;
 using P = PrimitiveType;
 using Index = std::vector<llvm::Value*>;
-
-bool IsSupportedType(P t) {
-  switch (t) {
-    case P::PRED:
-    case P::S8:
-    case P::S16:
-    case P::S32:
-    case P::S64:
-    case P::U8:
-    case P::U16:
-    case P::U32:
-    case P::U64:
-    case P::F32:
-    case P::F64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsSupportedArray(const Shape& shape) {
-  return shape.IsArray() && shape.is_static() && IsSupportedType(shape.element_type());
-}
-
-// The libm functions of the transcendental opcodes (f32 name, f64 name):
-// the evaluator calls the same ones through <cmath>, so results are equal.
-// f32 exp, log, tanh and logistic are inline instead (fast_math.h).
-struct LibmNames {
-  const char* f32;
-  const char* f64;
-};
-const absl::flat_hash_map<O, LibmNames>& LibmCalls() {
-  static const auto* calls = new absl::flat_hash_map<O, LibmNames>{
-      {O::kExp, {"expf", "exp"}},       {O::kExpm1, {"expm1f", "expm1"}},
-      {O::kLog, {"logf", "log"}},       {O::kLog1p, {"log1pf", "log1p"}},
-      {O::kTanh, {"tanhf", "tanh"}},    {O::kSin, {"sinf", "sin"}},
-      {O::kCos, {"cosf", "cos"}},       {O::kTan, {"tanf", "tan"}},
-      {O::kCbrt, {"cbrtf", "cbrt"}},    {O::kErf, {"erff", "erf"}},
-      {O::kAtan2, {"atan2f", "atan2"}}, {O::kPower, {"powf", "pow"}},
-      {O::kAtan, {"atanf", "atan"}},    {O::kSinh, {"sinhf", "sinh"}},
-      {O::kCosh, {"coshf", "cosh"}},
-  };
-  return *calls;
-}
-
-enum TypeClass : uint8_t { kPredClass = 1, kIntClass = 2, kFloatClass = 4 };
-uint8_t ClassOf(P t) {
-  if (t == P::PRED) return kPredClass;
-  return IsFloat(t) ? kFloatClass : kIntClass;
-}
-
-// Elementwise opcodes the emitter computes, by the operand type classes each
-// covers (convert and compare are handled on their own).
-const absl::flat_hash_map<O, uint8_t>& ElementwiseTable() {
-  static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<O, uint8_t>{
-        {O::kAdd, kIntClass | kFloatClass},
-        {O::kSubtract, kIntClass | kFloatClass},
-        {O::kMultiply, kIntClass | kFloatClass},
-        {O::kDivide, kIntClass | kFloatClass},
-        {O::kRemainder, kIntClass | kFloatClass},
-        {O::kMaximum, kIntClass | kFloatClass},
-        {O::kMinimum, kIntClass | kFloatClass},
-        {O::kNegate, kIntClass | kFloatClass},
-        {O::kAbs, kIntClass | kFloatClass},
-        {O::kSign, kIntClass | kFloatClass},
-        {O::kClamp, kIntClass | kFloatClass},
-        {O::kSqrt, kFloatClass},
-        {O::kRsqrt, kFloatClass},
-        {O::kLogistic, kFloatClass},
-        {O::kFloor, kFloatClass},
-        {O::kCeil, kFloatClass},
-        {O::kRoundNearestEven, kFloatClass},
-        {O::kRoundNearestAfz, kFloatClass},
-        {O::kIsFinite, kFloatClass},
-        {O::kAnd, kPredClass | kIntClass},
-        {O::kOr, kPredClass | kIntClass},
-        {O::kXor, kPredClass | kIntClass},
-        {O::kNot, kPredClass | kIntClass},
-        {O::kShiftLeft, kIntClass},
-        {O::kShiftRightLogical, kIntClass},
-        {O::kShiftRightArithmetic, kIntClass},
-        {O::kSelect, kPredClass | kIntClass | kFloatClass},
-        {O::kCopy, kPredClass | kIntClass | kFloatClass},
-    };
-    for (const auto& [op, names] : LibmCalls()) (*t)[op] = kFloatClass;
-    return t;
-  }();
-  return *table;
-}
-
-// Data movement and leaves, any supported type.
-bool IsIndexingOp(O op) {
-  switch (op) {
-    case O::kBroadcast:
-    case O::kReshape:
-    case O::kTranspose:
-    case O::kSlice:
-    case O::kReverse:
-    case O::kConvert:
-      return true;
-    default:
-      return false;
-  }
-}
 
 class Emitter {
  public:
@@ -327,6 +223,12 @@ class Emitter {
         }
         return Emit(*inst.operand(0), in);
       }
+      case O::kPad:
+        return EmitPad(inst, index);
+      case O::kConcatenate:
+        return EmitConcatenate(inst, index);
+      case O::kDynamicSlice:
+        return EmitDynamicSlice(inst, index);
       case O::kConvert:
         return Convert(operand(0), inst.operand(0)->shape().element_type(), shape.element_type());
       case O::kBitcastConvert:
@@ -347,6 +249,84 @@ class Emitter {
     const P t = inst.operand(0)->shape().element_type();
     if (inst.operand_count() == 1) return Unary(inst.opcode(), t, operand(0));
     return Binary(inst.opcode(), t, operand(0), operand(1));
+  }
+
+  // min(max(v, lo), hi) on i64 indices.
+  llvm::Value* ClampIndex(llvm::Value* v, int64_t lo, int64_t hi) {
+    v = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b_.getInt64(lo));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b_.getInt64(hi));
+  }
+
+  // The operators below read an operand only at indices clamped into it and
+  // select the element they need, so no load leaves its buffer.
+
+  // Operand element i of a dimension lands at low + i * (interior + 1);
+  // every other output element is the padding value.
+  llvm::Value* EmitPad(const HloInstruction& inst, const Index& index) {
+    const HloInstruction& operand = *inst.operand(0);
+    llvm::Value* padding_value = Emit(*inst.operand(1), {});
+    if (operand.shape().ElementCount() == 0) return padding_value;
+    const PaddingConfig& padding = inst.attrs<PadAttrs>().padding;
+    Index in(operand.shape().rank());
+    llvm::Value* inside = b_.getTrue();
+    for (int64_t d = 0; d < operand.shape().rank(); ++d) {
+      const PaddingDimension& p = padding[d];
+      const int64_t size = operand.shape().dimensions(d);
+      llvm::Value* shifted = b_.CreateSub(index[d], b_.getInt64(p.low));
+      llvm::Value* at = shifted;
+      llvm::Value* ok = b_.CreateICmpSGE(shifted, b_.getInt64(0));
+      if (p.interior > 0) {
+        llvm::Value* step = b_.getInt64(p.interior + 1);
+        at = b_.CreateSDiv(shifted, step);
+        ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateSRem(shifted, step), b_.getInt64(0)));
+      }
+      inside = b_.CreateAnd(inside, b_.CreateAnd(ok, b_.CreateICmpSLT(at, b_.getInt64(size))));
+      in[d] = ClampIndex(at, 0, size - 1);
+    }
+    return b_.CreateSelect(inside, Emit(operand, in), padding_value);
+  }
+
+  // The operand whose range along the dimension holds the index.
+  llvm::Value* EmitConcatenate(const HloInstruction& inst, const Index& index) {
+    const int64_t dim = inst.dimensions()[0];
+    llvm::Value* result = nullptr;
+    int64_t offset = 0;
+    for (const HloInstruction* operand : inst.operands()) {
+      const int64_t size = operand->shape().dimensions(dim);
+      if (size > 0) {
+        Index in = index;
+        in[dim] = ClampIndex(b_.CreateSub(index[dim], b_.getInt64(offset)), 0, size - 1);
+        llvm::Value* v = Emit(*operand, in);
+        result =
+            result == nullptr
+                ? v
+                : b_.CreateSelect(b_.CreateICmpSGE(index[dim], b_.getInt64(offset)), v, result);
+      }
+      offset += size;
+    }
+    return result;
+  }
+
+  // Starts clamped to [0, dim - size] (signed or unsigned, as XLA clamps).
+  llvm::Value* EmitDynamicSlice(const HloInstruction& inst, const Index& index) {
+    const HloInstruction& operand = *inst.operand(0);
+    const std::vector<int64_t>& sizes = inst.attrs<DynamicSliceAttrs>().sizes;
+    Index in(operand.shape().rank());
+    for (int64_t d = 0; d < operand.shape().rank(); ++d) {
+      const HloInstruction& start = *inst.operand(1 + d);
+      const P t = start.shape().element_type();
+      const int64_t hi = operand.shape().dimensions(d) - sizes[d];
+      llvm::Value* v = Emit(start, {});
+      llvm::Value* clamped;
+      if (IsUnsignedInt(t)) {
+        clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateZExt(v, b_.getInt64Ty()),
+                                           b_.getInt64(hi));
+      } else {
+        clamped = ClampIndex(b_.CreateSExt(v, b_.getInt64Ty()), 0, hi);
+      }
+      in[d] = b_.CreateNSWAdd(clamped, index[d]);
+    }
+    return Emit(operand, in);
   }
 
   // One output element of a single-operand reduce: init, then every
@@ -627,50 +607,7 @@ class Emitter {
   std::map<std::pair<const HloInstruction*, Index>, llvm::Value*> memo_;
 };
 
-bool IsSupportedCompare(const HloInstruction& inst) {
-  const P t = inst.operand(0)->shape().element_type();
-  const ComparisonType type = inst.attrs<CompareAttrs>().type.value_or(DefaultComparisonType(t));
-  if (IsFloat(t)) return type == ComparisonType::kFloat;
-  // Integers compare by their comparison type; pred as unsigned 0/1.
-  return type == ComparisonType::kSigned || type == ComparisonType::kUnsigned;
-}
-
 }  // namespace
-
-bool IsElementalSupported(const HloInstruction& inst) {
-  if (!IsSupportedArray(inst.shape())) return false;
-  for (const HloInstruction* op : inst.operands()) {
-    if (!IsSupportedArray(op->shape())) return false;
-  }
-  const O op = inst.opcode();
-  if (op == O::kConstant) return inst.shape().ElementCount() <= kMaxFusedConstantElements;
-  if (op == O::kIota) return inst.shape().element_type() != P::PRED;
-  if (op == O::kCompare) return IsSupportedCompare(inst);
-  if (op == O::kBitcastConvert) {
-    // Same width, no pred: the bits reinterpreted in place.
-    const P from = inst.operand(0)->shape().element_type(), to = inst.shape().element_type();
-    return from != P::PRED && to != P::PRED && StorageBytes(from) == StorageBytes(to) &&
-           inst.operand(0)->shape().dimensions() == inst.shape().dimensions();
-  }
-  if (IsIndexingOp(op)) return true;
-  auto found = ElementwiseTable().find(op);
-  if (found == ElementwiseTable().end() || inst.operand_count() == 0) return false;
-  // select's class is that of its value operands.
-  const P t = inst.operand(op == O::kSelect ? 1 : 0)->shape().element_type();
-  return (found->second & ClassOf(t)) != 0;
-}
-
-bool IsReduceSupported(const HloInstruction& inst) {
-  if (inst.opcode() != O::kReduce || inst.operand_count() != 2 || !IsSupportedArray(inst.shape()) ||
-      !IsSupportedArray(inst.operand(0)->shape()) || !IsSupportedArray(inst.operand(1)->shape())) {
-    return false;
-  }
-  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
-  if (!kind) return false;
-  auto found = ElementwiseTable().find(ReductionOpcode(*kind));
-  return found != ElementwiseTable().end() &&
-         (found->second & ClassOf(inst.shape().element_type())) != 0;
-}
 
 KernelTiling TilingOf(const Shape& output, int64_t work_per_element) {
   // Enough tiles for any pool, none with less work than a few vectors' worth.
