@@ -36,6 +36,7 @@ bool IsSupportedType(P t) {
     case P::U16:
     case P::U32:
     case P::U64:
+    case P::BF16:
     case P::F32:
     case P::F64:
       return true;
@@ -126,12 +127,21 @@ bool IsElementalSupported(const HloInstruction& inst) {
   }
   const O op = inst.opcode();
   if (op == O::kConstant) return inst.shape().ElementCount() <= kMaxFusedConstantElements;
-  if (op == O::kIota) return inst.shape().element_type() != P::PRED;
+  const P type = inst.shape().element_type();
+  // bf16 is computed as f32 and rounded once; a value that f32 cannot hold
+  // exactly (a large integer, an f64) would be rounded twice, so those
+  // converts and bf16 iotas stay in the evaluator.
+  if (op == O::kIota) return type != P::PRED && type != P::BF16;
+  if (op == O::kConvert && type == P::BF16) {
+    const P from = inst.operand(0)->shape().element_type();
+    return from == P::BF16 || from == P::F32 || from == P::PRED || StorageBytes(from) <= 2;
+  }
   if (op == O::kCompare) return IsSupportedCompare(inst);
   if (op == O::kBitcastConvert) {
-    // Same width, no pred: the bits reinterpreted in place.
-    const P from = inst.operand(0)->shape().element_type(), to = inst.shape().element_type();
-    return from != P::PRED && to != P::PRED && StorageBytes(from) == StorageBytes(to) &&
+    // Same width, no pred or bf16: the bits reinterpreted in place.
+    const P from = inst.operand(0)->shape().element_type();
+    return from != P::PRED && type != P::PRED && from != P::BF16 && type != P::BF16 &&
+           StorageBytes(from) == StorageBytes(type) &&
            inst.operand(0)->shape().dimensions() == inst.shape().dimensions();
   }
   if (IsIndexingOp(op)) return true;
@@ -151,6 +161,9 @@ bool IsReduceSupported(const HloInstruction& inst) {
       !IsSupportedArray(inst.operand(0)->shape()) || !IsSupportedArray(inst.operand(1)->shape())) {
     return false;
   }
+  // The evaluator rounds a bf16 accumulator after every step; reduces here
+  // accumulate in the loop order (or reassociated), so bf16 stays there.
+  if (inst.shape().element_type() == P::BF16) return false;
   std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
   if (!kind) return false;
   auto found = ElementwiseTable().find(ReductionOpcode(*kind));

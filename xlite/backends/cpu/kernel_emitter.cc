@@ -1,5 +1,6 @@
 #include "xlite/backends/cpu/kernel_emitter.h"
 
+#include <bit>
 #include <map>
 #include <optional>
 #include <utility>
@@ -129,7 +130,32 @@ class Emitter {
         return b_.getIntNTy(StorageBytes(t) * 8);
     }
   }
-  llvm::Type* ValueType(P t) { return t == P::PRED ? b_.getInt1Ty() : StorageType(t); }
+  // bf16 is stored as its 16 bits and computed as f32, rounded to bf16 after
+  // every arithmetic instruction as the evaluator does.
+  llvm::Type* ValueType(P t) {
+    if (t == P::BF16) return b_.getFloatTy();
+    return t == P::PRED ? b_.getInt1Ty() : StorageType(t);
+  }
+  static P ComputeType(P t) { return t == P::BF16 ? P::F32 : t; }
+
+  // An f32 rounded to the nearest bf16 (ties to even; NaN becomes the
+  // quiet NaN of its sign, as the evaluator encodes it), still as f32.
+  llvm::Value* RoundToBf16(llvm::Value* x) {
+    llvm::Type* i32 = b_.getInt32Ty();
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+      i32 = llvm::VectorType::get(i32, v->getElementCount());
+    }
+    auto c = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+    llvm::Value* bits = b_.CreateBitCast(x, i32);
+    llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, c(16)), c(1));
+    llvm::Value* rounded =
+        b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, c(0x7fff)), lsb), c(0xffff0000u));
+    llvm::Value* nan = b_.CreateOr(b_.CreateAnd(bits, c(0x80000000u)), c(0x7fc00000u));
+    return b_.CreateBitCast(b_.CreateSelect(b_.CreateFCmpUNO(x, x), nan, rounded), x->getType());
+  }
+  llvm::Value* RoundIfBf16(const Shape& shape, llvm::Value* x) {
+    return shape.element_type() == P::BF16 ? RoundToBf16(x) : x;
+  }
 
   llvm::Value* Linear(const Shape& shape, const Index& index) {
     llvm::Value* linear = b_.getInt64(0);
@@ -142,12 +168,20 @@ class Emitter {
   llvm::Value* Load(const Shape& shape, llvm::Value* base, const Index& index) {
     llvm::Type* ty = StorageType(shape.element_type());
     llvm::Value* v = b_.CreateLoad(ty, b_.CreateInBoundsGEP(ty, base, Linear(shape, index)));
+    if (shape.element_type() == P::BF16) {
+      return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+    }
     return shape.element_type() == P::PRED ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
   }
 
+  // A bf16 value is exact (rounded where it was computed), so storing it
+  // keeps its top 16 bits (a NaN read from an input keeps its payload).
   void Store(llvm::Value* v, const Shape& shape, llvm::Value* base, const Index& index) {
     llvm::Type* ty = StorageType(shape.element_type());
     if (shape.element_type() == P::PRED) v = b_.CreateZExt(v, ty);
+    if (shape.element_type() == P::BF16) {
+      v = b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, b_.getInt32Ty()), 16), ty);
+    }
     b_.CreateStore(v, b_.CreateInBoundsGEP(ty, base, Linear(shape, index)));
   }
 
@@ -155,6 +189,10 @@ class Emitter {
     const P t = literal.shape().element_type();
     if (t == P::F32) return llvm::ConstantFP::get(b_.getFloatTy(), literal.Get<float>(i));
     if (t == P::F64) return llvm::ConstantFP::get(b_.getDoubleTy(), literal.Get<double>(i));
+    if (t == P::BF16) {
+      const uint32_t bits = static_cast<uint32_t>(literal.GetBits(i)) << 16;
+      return llvm::ConstantFP::get(b_.getFloatTy(), std::bit_cast<float>(bits));
+    }
     return llvm::ConstantInt::get(ValueType(t), literal.GetBits(i));
   }
 
@@ -230,7 +268,9 @@ class Emitter {
       case O::kDynamicSlice:
         return EmitDynamicSlice(inst, index);
       case O::kConvert:
-        return Convert(operand(0), inst.operand(0)->shape().element_type(), shape.element_type());
+        return RoundIfBf16(shape,
+                           Convert(operand(0), ComputeType(inst.operand(0)->shape().element_type()),
+                                   ComputeType(shape.element_type())));
       case O::kBitcastConvert:
         return b_.CreateBitCast(operand(0), ValueType(shape.element_type()));
       case O::kCompare:
@@ -246,9 +286,9 @@ class Emitter {
       default:
         break;
     }
-    const P t = inst.operand(0)->shape().element_type();
-    if (inst.operand_count() == 1) return Unary(inst.opcode(), t, operand(0));
-    return Binary(inst.opcode(), t, operand(0), operand(1));
+    const P t = ComputeType(inst.operand(0)->shape().element_type());
+    if (inst.operand_count() == 1) return RoundIfBf16(shape, Unary(inst.opcode(), t, operand(0)));
+    return RoundIfBf16(shape, Binary(inst.opcode(), t, operand(0), operand(1)));
   }
 
   // min(max(v, lo), hi) on i64 indices.
