@@ -7,8 +7,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "gtest/gtest.h"
+#include "xlite/analysis/verifier.h"
 #include "xlite/base/check.h"
 #include "xlite/ir/computation.h"
+#include "xlite/text/parser.h"
 
 namespace xlite::conformance {
 
@@ -42,6 +45,21 @@ std::string TestNameForPath(const std::string& path) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   return name;
+}
+
+int ForEachVerifiedModule(const std::function<void(HloModule&)>& visit) {
+  int visited = 0;
+  for (const std::string& path : CorpusFiles()) {
+    const std::string text = ReadFileOrDie(path);
+    for (const InputChunk& chunk : SplitInputFile(text)) {
+      SCOPED_TRACE(path + ":" + std::to_string(chunk.first_line + 1));
+      absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(chunk.text);
+      if (!module.ok() || !VerifyModule(**module).ok()) continue;
+      visit(**module);
+      ++visited;
+    }
+  }
+  return visited;
 }
 
 namespace {

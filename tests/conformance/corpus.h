@@ -3,6 +3,7 @@
 #ifndef XLITE_TESTS_CONFORMANCE_CORPUS_H_
 #define XLITE_TESTS_CONFORMANCE_CORPUS_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ std::vector<std::string> CorpusFiles();
 std::string ReadFileOrDie(const std::string& path);
 // A gtest-safe name for a path: its file stem with [^A-Za-z0-9] as `_`.
 std::string TestNameForPath(const std::string& path);
+
+// Calls `visit` on every module of the corpus that parses and verifies (the
+// conformance test reports the others), each under a SCOPED_TRACE naming its
+// file and line; returns how many it visited.
+int ForEachVerifiedModule(const std::function<void(HloModule&)>& visit);
 
 // A static estimate of the evaluator's work on `module` (elements produced,
 // dots and convolutions weighted by their reduction size, loop bodies counted

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/call_graph.h"
 #include "xlite/base/strings.h"
 #include "xlite/inference/collective_groups.h"
 #include "xlite/ir/computation.h"
@@ -117,9 +118,13 @@ bool WrapsOnlyTheCollective(const HloInstruction& start) {
 
 absl::StatusOr<bool> AsyncCollectiveCreatorPass::Run(HloModule& module) {
   bool changed = false;
+  // A collective an async-start already wraps is asynchronous as it is.
+  const CallGraph call_graph(module);
   std::vector<HloComputation*> computations;
   for (const auto& c : module.computations()) {
-    if (!c->is_fusion_computation()) computations.push_back(c.get());
+    if (!c->is_fusion_computation() && !call_graph.IsCalledAs(*c, CallKind::kAsync)) {
+      computations.push_back(c.get());
+    }
   }
   for (HloComputation* c : computations) {
     std::vector<HloInstruction*> collectives;

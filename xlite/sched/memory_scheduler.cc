@@ -5,10 +5,10 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "xlite/base/saturating.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
+#include "xlite/sched/local_memory.h"
 
 namespace xlite {
 
@@ -35,76 +35,6 @@ std::optional<MemoryScheduler> MemorySchedulerFromName(std::string_view name) {
 }
 
 namespace {
-
-// What the heuristics see of one computation: per instruction (text order)
-// the bytes it allocates and the local buffers it reads. A buffer is local
-// when it is a temporary that neither enters through a parameter nor leaves
-// through the root: only those are allocated and freed inside.
-struct LocalMemory {
-  std::vector<HloInstruction*> instructions;
-  absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
-  std::vector<int64_t> defined_bytes;
-  std::vector<std::vector<int32_t>> reads;                     // local buffer ids
-  absl::flat_hash_map<int32_t, int64_t> bytes;                 // local buffer -> size
-  absl::flat_hash_map<int32_t, std::vector<int32_t>> readers;  // local buffer -> instructions
-
-  LocalMemory(const AliasAnalysis& aliases, const HloComputation& c) {
-    for (const auto& inst : c.instructions()) {
-      index[inst.get()] = static_cast<int32_t>(instructions.size());
-      instructions.push_back(inst.get());
-    }
-    absl::flat_hash_set<int32_t> external;
-    for (const HloInstruction* p : c.parameter_instructions()) {
-      if (p == nullptr) continue;
-      for (int32_t b : aliases.BuffersAt(*p)) external.insert(b);
-    }
-    for (int32_t b : aliases.BuffersAt(*c.root_instruction())) external.insert(b);
-    auto local = [&](int32_t b) {
-      return aliases.buffer(b).kind == BufferKind::kTemporary && !external.contains(b);
-    };
-    const DataflowAnalysis& df = aliases.dataflow();
-    defined_bytes.assign(instructions.size(), 0);
-    reads.assign(instructions.size(), {});
-    for (size_t i = 0; i < instructions.size(); ++i) {
-      const HloInstruction* inst = instructions[i];
-      absl::flat_hash_set<int32_t> read;
-      for (const HloInstruction* operand : inst->operands()) {
-        for (int32_t b : aliases.BuffersAt(*operand)) {
-          if (local(b) && read.insert(b).second) {
-            reads[i].push_back(b);
-            readers[b].push_back(static_cast<int32_t>(i));
-          }
-        }
-      }
-      std::sort(reads[i].begin(), reads[i].end());
-      absl::flat_hash_set<int32_t> defined;
-      for (int32_t v : df.AllValuesAt(*inst)) {
-        const int32_t b = aliases.BufferOfValue(v);
-        if (df.value(v).instruction != inst || read.contains(b) || !defined.insert(b).second) {
-          continue;
-        }
-        if (aliases.buffer(b).kind != BufferKind::kEntryParameter) {
-          defined_bytes[i] = SaturatingAdd(defined_bytes[i], aliases.buffer(b).bytes);
-        }
-        if (local(b)) bytes[b] = aliases.buffer(b).bytes;
-      }
-    }
-  }
-
-  // Operands and control predecessors, each once, in order.
-  std::vector<int32_t> Predecessors(int32_t i) const {
-    std::vector<int32_t> preds;
-    auto add = [&](const HloInstruction* p) {
-      auto it = index.find(p);
-      if (it != index.end() && std::find(preds.begin(), preds.end(), it->second) == preds.end()) {
-        preds.push_back(it->second);
-      }
-    };
-    for (const HloInstruction* operand : instructions[i]->operands()) add(operand);
-    for (const HloInstruction* pred : instructions[i]->control_predecessors()) add(pred);
-    return preds;
-  }
-};
 
 HloSchedule::Sequence PostOrderSchedule(const HloComputation& c) {
   return c.MakeInstructionPostOrder();
@@ -187,8 +117,7 @@ HloSchedule::Sequence ListSchedule(const LocalMemory& m) {
     const bool scalar = inst->shape().IsArray() && inst->shape().ElementCount() <= 1;
     int64_t freed = 0;
     for (int32_t b : m.reads[i]) {
-      if (unscheduled_readers.at(b) == 1)
-        freed = SaturatingAdd(freed, m.bytes.contains(b) ? m.bytes.at(b) : 0);
+      if (unscheduled_readers.at(b) == 1) freed = SaturatingAdd(freed, m.BytesOf(b));
     }
     const int64_t priority = scalar ? INT64_MAX / 2 : freed - m.defined_bytes[i];
     return {-priority, -inst->user_count(), i};

@@ -15,6 +15,7 @@
 #include "xlite/base/strings.h"
 #include "xlite/ir/sharding_transforms.h"
 #include "xlite/spmd/factor_rule.h"
+#include "xlite/spmd/partition_halo.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/partitioner_internal.h"
 #include "xlite/spmd/reshard.h"
@@ -76,6 +77,10 @@ std::vector<HloSharding> Proposals(const Space& space, const std::vector<HloShar
   for (const HloSharding& s : seeds) add(s);
   add(HloSharding::Replicated());
   return out;
+}
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
 bool SplitsAny(const HloSharding& c, const std::vector<int64_t>& dims) {
@@ -191,24 +196,36 @@ absl::StatusOr<PValue> PartitionDotLike(const HloInstruction& inst, PartitionSta
   Space space = MakeSpace(*rule);
   if (inst.opcode() == HloOpcode::kConvolution) {
     const ConvolutionAttrs& conv = inst.attrs<ConvolutionAttrs>();
-    // Split spatial dims need halos (not yet), and a dot dim written as a
-    // window keeps its window only whole; grouped convolutions keep only the
-    // batch split.
+    // Split true spatial dims exchange halos (an empty window or result
+    // stays whole); a spatial dim the rule reads as a dot dim (a window
+    // spanning the input: batch, contracting, rhs non-contracting) stays
+    // whole; grouped convolutions keep only the spatial and batch splits.
     const ConvDimensions& dn = conv.dims;
     const TensorFactors& lhs = *rule->operands[0];
     const TensorFactors& rhs = *rule->operands[1];
     const TensorFactors& result = rule->results[0];
+    std::vector<int64_t> spatial;
     for (size_t i = 0; i < dn.input_spatial.size(); ++i) {
-      for (const std::vector<int64_t>& dim :
-           {lhs[dn.input_spatial[i]], rhs[dn.kernel_spatial[i]], result[dn.output_spatial[i]]}) {
-        space.unsplittable.push_back(dim[0]);
+      const int64_t f = lhs[dn.input_spatial[i]][0];
+      const bool windowed =
+          result[dn.output_spatial[i]][0] == f && rhs[dn.kernel_spatial[i]][0] != f;
+      if (!windowed) {
+        for (const std::vector<int64_t>& dim :
+             {lhs[dn.input_spatial[i]], rhs[dn.kernel_spatial[i]], result[dn.output_spatial[i]]}) {
+          space.unsplittable.push_back(dim[0]);
+        }
+        continue;
+      }
+      spatial.push_back(f);
+      if (i >= conv.window.size() || conv.window[i].size < 1 ||
+          inst.shape().dimensions(dn.output_spatial[i]) == 0) {
+        space.unsplittable.push_back(f);
       }
     }
     if (conv.feature_group_count != 1 || conv.batch_group_count != 1) {
       for (int64_t f = 0; f < static_cast<int64_t>(rule->factor_sizes.size()); ++f) {
-        if (f != lhs[dn.input_batch][0] || conv.batch_group_count != 1) {
-          space.unsplittable.push_back(f);
-        }
+        const bool batch = f == lhs[dn.input_batch][0] && conv.batch_group_count == 1;
+        if (!batch && !Contains(spatial, f)) space.unsplittable.push_back(f);
       }
     }
   }
@@ -235,7 +252,15 @@ absl::StatusOr<PValue> PartitionDotLike(const HloInstruction& inst, PartitionSta
     }
     operands.push_back(local);
   }
+  Window window;
+  if (inst.opcode() == HloOpcode::kConvolution) {
+    window = inst.attrs<ConvolutionAttrs>().window;
+    operands[0] = ConvolutionInputByHalo(s, inst, choice.operands[0], operands[0], window);
+  }
   HloInstruction* local = s.Clone(inst, operands, ShardShape(out, choice.natural));
+  if (inst.opcode() == HloOpcode::kConvolution) {
+    local->mutable_attrs<ConvolutionAttrs>()->window = window;
+  }
   if (!SplitsAny(choice.space, space.reduction)) return PValue{local, choice.natural, out};
   DeviceGroups groups = GroupsAlong(choice.space, space.reduction, s.num_partitions());
   HloComputation* add = s.b().Reducer(ReductionKind::kAdd, out.element_type());

@@ -1,13 +1,11 @@
-// Pad and slice on split dims by halo exchange, as XLA's partitioner does:
-// each device needs the input window of its result tile, which reaches at
-// most one neighbour tile to each side, so it receives those edges with two
-// collective-permutes, cuts its window out with a dynamic-slice at a
-// per-partition offset, and (pad) masks what lies outside the input with
-// the padding value. Dims not split, interior padding, strided slices and
-// windows that reach past a neighbour go through the rule-based handler
-// (which gathers the dim).
+// Halo exchange (partition_halo.h) and, on it, pad and slice on split dims:
+// each device cuts the input window of its result tile out of its tile and
+// its neighbours' edges, runs the op's other dims locally and (pad) masks
+// what lies outside the input with the padding value. Interior padding goes
+// through the rule-based handler (which gathers the dim).
+#include "xlite/spmd/partition_halo.h"
+
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -16,77 +14,47 @@
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
 #include "xlite/spmd/partition_util.h"
-#include "xlite/spmd/partitioner_internal.h"
 
 namespace xlite::spmd {
 namespace {
 
-// Where the window of result position r starts in the input along one dim:
-// r + offset.
-struct DimWindow {
-  int64_t dim = 0;
-  int64_t offset = 0;  // pad: -low; slice: start
-  int64_t input = 0;   // input dim size
-  int64_t result = 0;  // result dim size
-};
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The dims `inst` reshapes that `target` splits, with their windows; nullopt
-// when a split dim needs more than a window (interior padding, a stride).
-std::optional<std::vector<DimWindow>> SplitWindows(const HloInstruction& inst,
-                                                   const HloSharding& target) {
-  std::vector<DimWindow> windows;
-  const Shape& in = inst.operand(0)->shape();
-  for (int64_t d = 0; d < inst.shape().rank(); ++d) {
-    if (TilesAlong(target, d) <= 1) continue;
-    DimWindow w{d, 0, in.dimensions(d), inst.shape().dimensions(d)};
-    if (inst.opcode() == HloOpcode::kPad) {
-      const PaddingDimension& p = inst.attrs<PadAttrs>().padding[d];
-      if (p.interior != 0) return std::nullopt;
-      w.offset = -p.low;
-    } else {
-      const SliceAttrs& a = inst.attrs<SliceAttrs>();
-      if (a.strides[d] != 1) return std::nullopt;
-      w.offset = a.starts[d];
-    }
-    if (w.offset == 0 && w.input == w.result) continue;  // untouched
-    windows.push_back(w);
-  }
-  return windows;
+int64_t TileAlong(const HloSharding& sharding, int64_t dim, int64_t device) {
+  const std::vector<int64_t> index = TileIndexOf(sharding, device);
+  return index.empty() ? 0 : index[dim];
 }
 
+// How the window of every tile is cut from the extended tile: `left` and
+// `right` elements from the neighbours, filler around so every window of a
+// tile with real results lies inside, and the per-partition start of the
+// window in the padded array.
 struct Halo {
-  int64_t left = 0, right = 0;        // elements taken from each neighbour
-  int64_t pad_low = 0, pad_high = 0;  // filler so every window lies inside
-  std::vector<int64_t> starts;        // per partition, in the extended array
+  int64_t left = 0, right = 0;
+  int64_t pad_low = 0, pad_high = 0;
+  std::vector<int64_t> starts;
 };
 
-// The halo of one dim, or nullopt when a window reaches past a neighbour.
-std::optional<Halo> PlanHalo(const DimWindow& w, const HloSharding& target, int64_t partitions) {
-  const int64_t tiles = TilesAlong(target, w.dim);
-  const int64_t k = (w.input + tiles - 1) / tiles;   // input tile
-  const int64_t m = (w.result + tiles - 1) / tiles;  // result tile
+Halo PlanHalo(const DimWindow& w, const HloSharding& sharding, int64_t partitions) {
+  const int64_t k = w.input_tile;
+  const int64_t tiles = static_cast<int64_t>(w.begin.size());
   Halo h;
-  std::vector<int64_t> window_of_tile(tiles);
   for (int64_t i = 0; i < tiles; ++i) {
-    const int64_t begin = i * m + w.offset;
-    window_of_tile[i] = begin;
-    // The real input the window covers, from this tile's point of view.
-    const int64_t lo = std::max<int64_t>(begin, 0), hi = std::min(begin + m, w.input);
+    const int64_t lo = std::max<int64_t>(w.reach[i].begin, 0);
+    const int64_t hi = std::min(w.reach[i].end, w.input);
     if (lo >= hi) continue;
     h.left = std::max(h.left, i * k - lo);
     h.right = std::max(h.right, hi - (i * k + k));
   }
-  if (h.left > k || h.right > k) return std::nullopt;
   for (int64_t i = 0; i < tiles; ++i) {
-    const int64_t ext_begin = i * k - h.left;
-    h.pad_low = std::max(h.pad_low, ext_begin - window_of_tile[i]);
-    h.pad_high = std::max(h.pad_high, window_of_tile[i] + m - (i * k + k + h.right));
+    if (w.reach[i].begin >= w.reach[i].end) continue;
+    h.pad_low = std::max(h.pad_low, i * k - h.left - w.begin[i]);
+    h.pad_high = std::max(h.pad_high, w.begin[i] + w.span - (i * k + k + h.right));
   }
   h.starts.resize(partitions);
   for (int64_t p = 0; p < partitions; ++p) {
-    const std::vector<int64_t> index = TileIndexOf(target, p);
-    const int64_t i = index.empty() ? 0 : index[w.dim];
-    h.starts[p] = window_of_tile[i] - (i * k - h.left) + h.pad_low;
+    const int64_t i = TileAlong(sharding, w.dim, p);
+    h.starts[p] = w.begin[i] - (i * k - h.left) + h.pad_low;
   }
   return h;
 }
@@ -105,30 +73,100 @@ HloInstruction* SliceDim(PartitionState& s, HloInstruction* x, int64_t dim, int6
   return s.b().maker().Add(s.c(), HloOpcode::kSlice, out, {x}, std::move(attrs));
 }
 
-// The local result tile of one dim: the edges of both neighbours joined to
-// the local tile, filler around, the window cut at this partition's start.
-HloInstruction* ExchangeAndCut(PartitionState& s, const HloInstruction& inst,
-                               const HloSharding& target, HloInstruction* local, const DimWindow& w,
-                               const Halo& h, const Cause& cause) {
+}  // namespace
+
+DimWindow StridedWindow(int64_t dim, int64_t tiles, int64_t input, int64_t result, int64_t stride,
+                        int64_t offset, int64_t extent) {
+  DimWindow w;
+  w.dim = dim;
+  w.input = input;
+  w.input_tile = CeilDiv(input, tiles);
+  const int64_t m = CeilDiv(result, tiles);
+  w.span = m == 0 ? 0 : (m - 1) * stride + extent;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t first = t * m, last = std::min(first + m, result) - 1;
+    w.begin.push_back(first * stride + offset);
+    w.reach.push_back(
+        last < first ? Reach{} : Reach{first * stride + offset, last * stride + offset + extent});
+  }
+  return w;
+}
+
+std::vector<int64_t> WindowStarts(const DimWindow& w, const HloSharding& sharding,
+                                  int64_t partitions) {
+  std::vector<int64_t> starts(partitions);
+  for (int64_t p = 0; p < partitions; ++p) starts[p] = w.begin[TileAlong(sharding, w.dim, p)];
+  return starts;
+}
+
+HloInstruction* PadDim(PartitionState& s, HloInstruction* x, int64_t dim,
+                       const PaddingDimension& padding, HloInstruction* value) {
+  PaddingConfig config(x->shape().rank());
+  config[dim] = padding;
+  Shape shape = x->shape();
+  const int64_t n = shape.dimensions(dim);
+  shape.set_dimension(
+      dim, padding.low + padding.high + n + std::max<int64_t>(n - 1, 0) * padding.interior);
+  auto attrs = std::make_unique<PadAttrs>();
+  attrs->padding = std::move(config);
+  return s.b().maker().Add(s.c(), HloOpcode::kPad, shape, {x, value}, std::move(attrs));
+}
+
+HloInstruction* CutDim(PartitionState& s, HloInstruction* x, int64_t dim,
+                       const std::vector<int64_t>& starts, int64_t size) {
+  std::vector<int64_t> sizes(x->shape().dimensions().begin(), x->shape().dimensions().end());
+  sizes[dim] = size;
+  const std::vector<int64_t> zeros(s.num_partitions(), 0);
+  std::vector<HloInstruction*> offsets;
+  for (int64_t e = 0; e < x->shape().rank(); ++e) {
+    offsets.push_back(s.b().Offset(s.c(), e == dim ? starts : zeros));
+  }
+  return s.b().DynamicSlice(s.c(), x, offsets, sizes);
+}
+
+bool IsTrivialWindow(const WindowDimension& w) {
+  return w.size == 1 && w.stride == 1 && w.padding_low == 0 && w.padding_high == 0 &&
+         w.base_dilation == 1 && w.window_dilation == 1 && !w.window_reversal;
+}
+
+bool WindowLeavesInput(const DimWindow& w) {
+  for (const Reach& r : w.reach) {
+    if (r.begin < r.end && (r.begin < 0 || r.end > w.input)) return true;
+  }
+  return false;
+}
+
+HloInstruction* ExchangeHalo(PartitionState& s, const HloSharding& sharding, HloInstruction* local,
+                             const DimWindow& w, const Cause& cause) {
   PartitionBuilder& b = s.b();
   const int64_t d = w.dim;
   const int64_t k = local->shape().dimensions(d);
-  std::vector<std::pair<int64_t, int64_t>> to_next, to_previous;
-  for (const std::vector<int64_t>& group : GroupsAlong(target, {d}, s.num_partitions())) {
-    for (size_t j = 0; j + 1 < group.size(); ++j) {
-      to_next.push_back({group[j], group[j + 1]});
-      to_previous.push_back({group[j + 1], group[j]});
+  const Halo h = PlanHalo(w, sharding, s.num_partitions());
+  const DeviceGroups groups = GroupsAlong(sharding, {d}, s.num_partitions());
+  // Device t of a group sends to t + hops (edges for the next tiles) or to
+  // t - hops (edges for the previous tiles).
+  auto pairs = [&](int64_t hops, bool forward) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const std::vector<int64_t>& group : groups) {
+      for (size_t t = 0; t + hops < group.size(); ++t) {
+        out.push_back(forward ? std::make_pair(group[t], group[t + hops])
+                              : std::make_pair(group[t + hops], group[t]));
+      }
     }
-  }
+    return out;
+  };
+  // Hop j brings the tile j away: its last (first) min(k, rest) elements.
   std::vector<HloInstruction*> parts;
-  if (h.left > 0) {
-    parts.push_back(
-        b.CollectivePermute(s.c(), SliceDim(s, local, d, k - h.left, k), to_next, cause));
+  for (int64_t j = 1; (j - 1) * k < h.left; ++j) {
+    const int64_t n = std::min(k, h.left - (j - 1) * k);
+    parts.insert(parts.begin(), b.CollectivePermute(s.c(), SliceDim(s, local, d, k - n, k),
+                                                    pairs(j, true), cause));
   }
   parts.push_back(local);
-  if (h.right > 0) {
+  for (int64_t j = 1; (j - 1) * k < h.right; ++j) {
+    const int64_t n = std::min(k, h.right - (j - 1) * k);
     parts.push_back(
-        b.CollectivePermute(s.c(), SliceDim(s, local, d, 0, h.right), to_previous, cause));
+        b.CollectivePermute(s.c(), SliceDim(s, local, d, 0, n), pairs(j, false), cause));
   }
   HloInstruction* joined = local;
   if (parts.size() > 1) {
@@ -138,24 +176,83 @@ HloInstruction* ExchangeAndCut(PartitionState& s, const HloInstruction& inst,
     joined->set_dimensions({d});
   }
   if (h.pad_low > 0 || h.pad_high > 0) {
-    PaddingConfig padding(joined->shape().rank());
-    padding[d] = {h.pad_low, h.pad_high, 0};
-    Shape shape = joined->shape();
-    shape.set_dimension(d, shape.dimensions(d) + h.pad_low + h.pad_high);
-    auto attrs = std::make_unique<PadAttrs>();
-    attrs->padding = padding;
-    HloInstruction* zero = b.maker().ScalarConstant(s.c(), shape.element_type(), 0);
-    joined = b.maker().Add(s.c(), HloOpcode::kPad, shape, {joined, zero}, std::move(attrs));
+    HloInstruction* zero = b.maker().ScalarConstant(s.c(), joined->shape().element_type(), 0);
+    joined = PadDim(s, joined, d, {h.pad_low, h.pad_high, 0}, zero);
   }
-  std::vector<HloInstruction*> starts;
-  std::vector<int64_t> sizes(joined->shape().dimensions().begin(),
-                             joined->shape().dimensions().end());
-  sizes[d] = ShardShape(inst.shape(), target).dimensions(d);
-  for (int64_t e = 0; e < joined->shape().rank(); ++e) {
-    starts.push_back(e == d ? b.Offset(s.c(), h.starts)
-                            : b.Offset(s.c(), std::vector<int64_t>(s.num_partitions(), 0)));
+  return CutDim(s, joined, d, h.starts, w.span);
+}
+
+DimWindow WindowOfDim(const WindowedDim& dim, const HloSharding& sharding) {
+  const WindowDimension& win = dim.window;
+  const int64_t tiles = TilesAlong(sharding, dim.dim);
+  const int64_t dilated = dim.input == 0 ? 0 : (dim.input - 1) * win.base_dilation + 1;
+  DimWindow w = StridedWindow(dim.dim, tiles, dilated, dim.result, win.stride, -win.padding_low,
+                              (win.size - 1) * win.window_dilation + 1);
+  w.input_tile = CeilDiv(dim.input, tiles) * win.base_dilation;
+  return w;
+}
+
+bool WindowedInputNeedsFill(const std::vector<WindowedDim>& dims, const HloSharding& sharding) {
+  for (const WindowedDim& dim : dims) {
+    if (dim.window.base_dilation > 1 || WindowLeavesInput(WindowOfDim(dim, sharding))) {
+      return true;
+    }
   }
-  return b.DynamicSlice(s.c(), joined, starts, sizes);
+  return false;
+}
+
+HloInstruction* WindowedInput(PartitionState& s, const HloSharding& sharding, HloInstruction* local,
+                              const std::vector<WindowedDim>& dims, HloInstruction* fill,
+                              const Cause& cause) {
+  for (const WindowedDim& dim : dims) {
+    const int64_t bd = dim.window.base_dilation;
+    if (bd > 1) local = PadDim(s, local, dim.dim, {0, bd - 1, bd - 1}, fill);
+    const DimWindow w = WindowOfDim(dim, sharding);
+    local = ExchangeHalo(s, sharding, local, w, cause);
+    if (WindowLeavesInput(w)) {
+      HloInstruction* begin = s.b().Offset(s.c(), WindowStarts(w, sharding, s.num_partitions()));
+      local = s.b().MaskOutside(s.c(), local, w.dim, begin, 0, w.input, fill);
+    }
+  }
+  return local;
+}
+
+Window LocalWindow(Window window, const std::vector<WindowedDim>& dims) {
+  for (const WindowedDim& dim : dims) {
+    WindowDimension& w = window[dim.window_index];
+    w.padding_low = w.padding_high = 0;
+    w.base_dilation = 1;
+  }
+  return window;
+}
+
+namespace {
+
+// The split dims `inst` pads or slices under `target`, as windows; nullopt
+// when one has interior padding.
+std::optional<std::vector<DimWindow>> PadOrSliceWindows(const HloInstruction& inst,
+                                                        const HloSharding& target) {
+  std::vector<DimWindow> windows;
+  const Shape& in = inst.operand(0)->shape();
+  for (int64_t d = 0; d < inst.shape().rank(); ++d) {
+    const int64_t tiles = TilesAlong(target, d);
+    if (tiles <= 1) continue;
+    int64_t offset = 0, stride = 1;
+    if (inst.opcode() == HloOpcode::kPad) {
+      const PaddingDimension& p = inst.attrs<PadAttrs>().padding[d];
+      if (p.interior != 0) return std::nullopt;
+      offset = -p.low;
+    } else {
+      const SliceAttrs& a = inst.attrs<SliceAttrs>();
+      offset = a.starts[d];
+      stride = a.strides[d];
+    }
+    const int64_t result = inst.shape().dimensions(d);
+    if (offset == 0 && stride == 1 && in.dimensions(d) == result) continue;  // untouched
+    if (result == 0) return std::nullopt;
+    windows.push_back(StridedWindow(d, tiles, in.dimensions(d), result, stride, offset, 1));
+  }
+  return windows;
 }
 
 }  // namespace
@@ -164,14 +261,8 @@ std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruc
                                                                 PartitionState& s) {
   const HloSharding target = ForPartitioning(s.TargetOf(inst));
   if (!IsSplit(target) || !inst.shape().IsArray()) return std::nullopt;
-  std::optional<std::vector<DimWindow>> windows = SplitWindows(inst, target);
+  std::optional<std::vector<DimWindow>> windows = PadOrSliceWindows(inst, target);
   if (!windows || windows->empty()) return std::nullopt;
-  std::vector<Halo> halos;
-  for (const DimWindow& w : *windows) {
-    std::optional<Halo> h = PlanHalo(w, target, s.num_partitions());
-    if (!h) return std::nullopt;
-    halos.push_back(*std::move(h));
-  }
   // The operand split as the result is (same rank, same tile array).
   absl::StatusOr<HloInstruction*> operand = s.OperandAs(inst, 0, target, "halo exchange");
   if (!operand.ok()) return absl::StatusOr<PValue>(operand.status());
@@ -184,10 +275,11 @@ std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruc
   }
   const PValue& before = s.Value(inst.operand(0));
   Cause cause{inst.operand(0), before.sharding, &inst, target, "halo exchange"};
-  for (size_t j = 0; j < windows->size(); ++j) {
-    operands[0] = ExchangeAndCut(s, inst, target, operands[0], (*windows)[j], halos[j], cause);
+  for (const DimWindow& w : *windows) {
+    operands[0] = ExchangeHalo(s, target, operands[0], w, cause);
   }
-  // The dims left whole keep the op's own padding or slicing, done locally.
+  // The dims left whole keep the op's own padding or slicing, done locally;
+  // a strided slice keeps its stride on the cut window.
   HloInstruction* rest = s.Clone(inst, operands, ShardShape(inst.shape(), target));
   for (const DimWindow& w : *windows) {
     if (inst.opcode() == HloOpcode::kPad) {
@@ -195,20 +287,14 @@ std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruc
     } else {
       SliceAttrs* a = rest->mutable_attrs<SliceAttrs>();
       a->starts[w.dim] = 0;
-      a->limits[w.dim] = operands[0]->shape().dimensions(w.dim);
+      a->limits[w.dim] = w.span;
     }
   }
   if (inst.opcode() == HloOpcode::kPad) {
     // Positions whose input index lies outside the input take the padding value.
     for (const DimWindow& w : *windows) {
-      std::vector<int64_t> begin(s.num_partitions());
-      const int64_t m = rest->shape().dimensions(w.dim);
-      for (int64_t p = 0; p < s.num_partitions(); ++p) {
-        const std::vector<int64_t> index = TileIndexOf(target, p);
-        begin[p] = (index.empty() ? 0 : index[w.dim]) * m + w.offset;
-      }
-      rest = s.b().MaskOutside(s.c(), rest, w.dim, s.b().Offset(s.c(), begin), 0, w.input,
-                               operands[1]);
+      HloInstruction* begin = s.b().Offset(s.c(), WindowStarts(w, target, s.num_partitions()));
+      rest = s.b().MaskOutside(s.c(), rest, w.dim, begin, 0, w.input, operands[1]);
     }
   }
   return absl::StatusOr<PValue>(PValue{rest, target, inst.shape()});

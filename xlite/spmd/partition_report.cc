@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
 #include "xlite/base/strings.h"
+#include "xlite/ir/computation.h"
 #include "xlite/spmd/partition_util.h"
 
 namespace xlite::spmd {
@@ -13,52 +15,87 @@ namespace {
 
 constexpr size_t kLargestShown = 5;
 
+std::string SecondsText(const std::optional<double>& seconds) {
+  if (!seconds.has_value()) return "";
+  const double s = *seconds;
+  if (s >= 1) return absl::StrFormat(", %.4g s", s);
+  if (s >= 1e-3) return absl::StrFormat(", %.4g ms", s * 1e3);
+  return absl::StrFormat(", %.4g us", s * 1e6);
+}
+
 }  // namespace
 
-std::string FormatPartitionReport(const PartitionReport& report, const EntryShardings& entry,
-                                  const HloModule& partitioned) {
-  std::string out;
-  int64_t parameter_bytes = 0;
+PartitionSummary SummarizePartition(const PartitionReport& report, const EntryShardings& entry,
+                                    const HloModule& partitioned,
+                                    const CollectiveSeconds& seconds) {
+  PartitionSummary summary;
+  summary.num_partitions = report.num_partitions;
   for (size_t i = 0; i < entry.parameters.size(); ++i) {
-    parameter_bytes += ShardShape(entry.parameter_shapes[i], entry.parameters[i]).ByteSizeOf();
+    summary.parameter_bytes +=
+        ShardShape(entry.parameter_shapes[i], entry.parameters[i]).ByteSizeOf();
   }
-  const int64_t output_bytes = ShardShape(entry.result_shape, entry.result).ByteSizeOf();
-  Append(&out, "partitions: ", report.num_partitions, "\n");
-  Append(&out, "per device: parameters ", parameter_bytes, " bytes, outputs ", output_bytes,
-         " bytes\n");
+  summary.output_bytes = ShardShape(entry.result_shape, entry.result).ByteSizeOf();
   // The largest array values a device holds (ties by name, so the order is
   // the same on every run).
-  std::vector<std::tuple<int64_t, std::string, std::string>> values;
+  std::vector<std::tuple<int64_t, std::string, std::string, std::string>> values;
+  absl::flat_hash_map<std::string, const HloInstruction*> by_name;  // looked up only
   for (const auto& c : partitioned.computations()) {
     for (const auto& inst : c->instructions()) {
+      by_name[Cat(c->name(), "/", inst->name())] = inst.get();
       if (!inst->shape().IsArray()) continue;
-      values.emplace_back(-inst->shape().ByteSizeOf(), Cat(c->name(), " %", inst->name()),
-                          inst->shape().ToString(false));
+      values.emplace_back(-inst->shape().ByteSizeOf(), std::string(c->name()),
+                          std::string(inst->name()), inst->shape().ToString(false));
     }
   }
   std::sort(values.begin(), values.end());
-  Append(&out, "largest per-device values:\n");
   for (size_t i = 0; i < values.size() && i < kLargestShown; ++i) {
-    Append(&out, "  ", -std::get<0>(values[i]), " bytes  ", std::get<1>(values[i]), "  ",
-           std::get<2>(values[i]), "\n");
+    auto& [bytes, computation, name, shape] = values[i];
+    summary.largest_values.push_back({-bytes, computation, name, shape});
   }
-  std::map<std::string, std::pair<int64_t, int64_t>> by_kind;  // count, bytes
+  std::map<std::string, PartitionSummary::Kind> kinds;
   for (const InsertedCollective& c : report.collectives) {
-    ++by_kind[c.kind].first;
-    by_kind[c.kind].second += c.bytes;
+    std::optional<double> time;
+    if (seconds != nullptr) {
+      auto it = by_name.find(Cat(c.computation, "/", c.name));
+      if (it != by_name.end()) time = seconds(*it->second);
+    }
+    PartitionSummary::Kind& kind = kinds[c.kind];
+    kind.kind = c.kind;
+    ++kind.count;
+    kind.bytes += c.bytes;
+    if (time.has_value()) kind.seconds = kind.seconds.value_or(0) + *time;
+    summary.collective_seconds.push_back(time);
   }
-  Append(&out, "collectives: ", report.collectives.size(), "\n");
-  for (const auto& [kind, totals] : by_kind) {
-    Append(&out, "  ", kind, ": ", totals.first, ", ", totals.second, " bytes per device\n");
+  for (auto& [name, kind] : kinds) summary.kinds.push_back(std::move(kind));
+  summary.collectives = report.collectives;
+  summary.fallbacks = report.fallbacks;
+  return summary;
+}
+
+std::string FormatPartitionReport(const PartitionSummary& s) {
+  std::string out;
+  Append(&out, "partitions: ", s.num_partitions, "\n");
+  Append(&out, "per device: parameters ", s.parameter_bytes, " bytes, outputs ", s.output_bytes,
+         " bytes\n");
+  Append(&out, "largest per-device values:\n");
+  for (const PartitionSummary::Value& v : s.largest_values) {
+    Append(&out, "  ", v.bytes, " bytes  ", v.computation, " %", v.name, "  ", v.shape, "\n");
   }
-  for (const InsertedCollective& c : report.collectives) {
-    Append(&out, "  ", c.kind, " %", c.name, " (", c.bytes, " bytes) in ", c.computation, ": ",
-           c.reason, "; %", c.producer.empty() ? "?" : c.producer, " ", c.producer_sharding, " -> ",
+  Append(&out, "collectives: ", s.collectives.size(), "\n");
+  for (const PartitionSummary::Kind& k : s.kinds) {
+    Append(&out, "  ", k.kind, ": ", k.count, ", ", k.bytes, " bytes per device",
+           SecondsText(k.seconds), "\n");
+  }
+  for (size_t i = 0; i < s.collectives.size(); ++i) {
+    const InsertedCollective& c = s.collectives[i];
+    Append(&out, "  ", c.kind, " %", c.name, " (", c.bytes, " bytes",
+           SecondsText(s.collective_seconds[i]), ") in ", c.computation, ": ", c.reason, "; %",
+           c.producer.empty() ? "?" : c.producer, " ", c.producer_sharding, " -> ",
            c.consumer.empty() ? "the result" : Cat("%", c.consumer), " needs ", c.needed_sharding,
            "\n");
   }
-  Append(&out, "fallbacks (replicated execution): ", report.fallbacks.size(), "\n");
-  for (const PartitionFallback& f : report.fallbacks) {
+  Append(&out, "fallbacks (replicated execution): ", s.fallbacks.size(), "\n");
+  for (const PartitionFallback& f : s.fallbacks) {
     Append(&out, "  %", f.instruction, " (", f.opcode, ") in ", f.computation, ": ", f.reason,
            "\n");
   }

@@ -12,6 +12,7 @@
 #include "xlite/base/strings.h"
 #include "xlite/ir/sharding_transforms.h"
 #include "xlite/spmd/factor_rule.h"
+#include "xlite/spmd/partition_halo.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/partitioner_internal.h"
 
@@ -20,11 +21,6 @@ namespace {
 
 bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-bool TrivialWindow(const WindowDimension& w) {
-  return w.size == 1 && w.stride == 1 && w.padding_low == 0 && w.padding_high == 0 &&
-         w.base_dilation == 1 && w.window_dilation == 1 && !w.window_reversal;
 }
 
 // Result dims the op itself cannot compute on shards, beyond its rule's
@@ -66,7 +62,7 @@ std::vector<int64_t> OpFixedDims(const HloInstruction& inst, const Shape& out,
     case HloOpcode::kSelectAndScatter: {
       const Window& w = inst.attrs<WindowAttrs>().window;
       for (int64_t d = 0; d < rank && d < static_cast<int64_t>(w.size()); ++d) {
-        if (!TrivialWindow(w[d])) fixed.push_back(d);
+        if (!IsTrivialWindow(w[d])) fixed.push_back(d);
       }
       break;
     }
@@ -314,8 +310,8 @@ absl::StatusOr<PValue> PartitionIota(const HloInstruction& inst, PartitionState&
   return PValue{shifted, target, inst.shape()};
 }
 
-absl::StatusOr<PValue> PartitionPadOrSlice(const HloInstruction& inst, PartitionState& s) {
-  if (std::optional<absl::StatusOr<PValue>> halo = PartitionPadOrSliceByHalo(inst, s)) {
+absl::StatusOr<PValue> PartitionWindowed(const HloInstruction& inst, PartitionState& s) {
+  if (std::optional<absl::StatusOr<PValue>> halo = PartitionByHalo(inst, s)) {
     return *std::move(halo);
   }
   return PartitionByRule(inst, s);
@@ -330,15 +326,16 @@ void RegisterRuleHandlers(PartitionHandlerTable& table) {
   }
   for (HloOpcode op :
        {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kBitcast, HloOpcode::kTranspose,
-        HloOpcode::kConcatenate, HloOpcode::kReverse, HloOpcode::kReduceWindow,
-        HloOpcode::kSelectAndScatter, HloOpcode::kMap, HloOpcode::kDynamicSlice,
+        HloOpcode::kConcatenate, HloOpcode::kReverse, HloOpcode::kMap, HloOpcode::kDynamicSlice,
         HloOpcode::kDynamicUpdateSlice, HloOpcode::kGather, HloOpcode::kScatter, HloOpcode::kSort,
         HloOpcode::kTopK, HloOpcode::kBitcastConvert, HloOpcode::kCholesky,
         HloOpcode::kTriangularSolve, HloOpcode::kFft}) {
     table.Register(op, PartitionByRule);
   }
-  table.Register(HloOpcode::kPad, PartitionPadOrSlice);
-  table.Register(HloOpcode::kSlice, PartitionPadOrSlice);
+  for (HloOpcode op : {HloOpcode::kPad, HloOpcode::kSlice, HloOpcode::kReduceWindow,
+                       HloOpcode::kSelectAndScatter}) {
+    table.Register(op, PartitionWindowed);
+  }
   table.Register(HloOpcode::kConstant, PartitionConstant);
   table.Register(HloOpcode::kIota, PartitionIota);
 }

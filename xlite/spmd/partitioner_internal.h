@@ -77,10 +77,11 @@ class PartitionState {
 // target (the driver reshards the result).
 using PartitionHandler = absl::StatusOr<PValue> (*)(const HloInstruction& inst, PartitionState& s);
 
-// Pad and slice on split dims by halo exchange (partition_halo.cc); nullopt
-// when the op does not fit it, so the rule-based handler takes over.
-std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruction& inst,
-                                                                PartitionState& s);
+// Pad, slice, reduce-window and select-and-scatter on split dims by halo
+// exchange (partition_windowed.cc); nullopt when the op does not fit it, so
+// the rule-based handler takes over.
+std::optional<absl::StatusOr<PValue>> PartitionByHalo(const HloInstruction& inst,
+                                                      PartitionState& s);
 
 class PartitionHandlerTable {
  public:

@@ -1,5 +1,8 @@
 #include "xlite/spmd/partitioner_models_test.h"
 
+#include <iterator>
+#include <vector>
+
 #include "xlite/base/check.h"
 
 namespace xlite::spmd {
@@ -675,10 +678,18 @@ ENTRY %e (a: s32[8]) -> s32[8] {
 
 }  // namespace
 
-absl::Span<const Model> PartitionerModels() { return kPartitionerModels; }
+absl::Span<const Model> PartitionerModels() {
+  static const std::vector<Model>* all = [] {
+    auto* models =
+        new std::vector<Model>(std::begin(kPartitionerModels), std::end(kPartitionerModels));
+    for (const Model& model : WindowedModels()) models->push_back(model);
+    return models;
+  }();
+  return *all;
+}
 
 const Model& ModelNamed(std::string_view name) {
-  for (const Model& model : kPartitionerModels) {
+  for (const Model& model : PartitionerModels()) {
     if (model.name == name) return model;
   }
   XLITE_CHECK(false);

@@ -18,7 +18,10 @@ struct Model {
   std::vector<int64_t> partitions;
 };
 
+// Every model: the table of partitioner_models_test.cc, then the windowed
+// ops' (WindowedModels, partitioner_windowed_models_test.cc).
 absl::Span<const Model> PartitionerModels();
+absl::Span<const Model> WindowedModels();
 
 // The model called `name` (it must exist).
 const Model& ModelNamed(std::string_view name);

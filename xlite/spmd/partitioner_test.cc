@@ -123,6 +123,46 @@ TEST(PartitionerTest, PadAndSliceOnSplitDimsExchangeHalos) {
   }
 }
 
+TEST(PartitionerTest, WindowsOnSplitDimsExchangeHalosNotGathers) {
+  // Collective-permutes worked by hand: one per neighbour edge a window
+  // reaches (each hop of a window wider than a shard is one more).
+  const std::pair<const char*, int> cases[] = {
+      {"conv_image_h", 2},                           // 3x3 SAME on H: one row from each side
+      {"conv_image_hw_mesh", 4},                     // the same on H and on W
+      {"conv_window_wider_than_shard", 4},           // two rows each side, one row a shard
+      {"conv_lhs_dilated", 1},                       // 4 dilated rows from above
+      {"max_pool_same", 1},                          // 3x3 stride 2: one row from below
+      {"avg_pool_mesh", 0},                          // 2x2 stride 2 windows stay inside a tile
+      {"reduce_window_uneven_10_over_4", 2},         // 10 over 4, a row from each side
+      {"reduce_window_wider_than_shard_init", 3},    // 7 wide over tiles of 2: 2 above, 4 below
+      {"select_and_scatter_overlapping_uneven", 3},  // operand rows both sides, source rows above
+  };
+  for (const auto& [name, permutes] : cases) {
+    SCOPED_TRACE(name);
+    auto module = ExpectSameAsUnsharded(WithPartitions(ModelNamed(name).text, 4));
+    ASSERT_NE(module, nullptr);
+    std::map<std::string, int> collectives = CollectivesIn(*module);
+    EXPECT_EQ(collectives.count("all-gather"), 0u) << PrintModule(*module);
+    EXPECT_EQ(collectives["collective-permute"], permutes) << PrintModule(*module);
+  }
+}
+
+TEST(PartitionerTest, WindowsTheHaloCannotCutAreReportedAndStayExact) {
+  for (const char* name : {"reduce_window_unknown_reducer", "select_and_scatter_padded"}) {
+    SCOPED_TRACE(name);
+    const std::string text = ModelNamed(name).text;
+    ExpectSameAsUnsharded(text);
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<PartitionReport> report = PartitionModule(**module);
+    ASSERT_TRUE(report.ok()) << report.status();
+    ASSERT_EQ(report->fallbacks.size(), 1u);
+    EXPECT_NE(report->fallbacks[0].reason.find("halo exchange not supported yet"),
+              std::string::npos)
+        << report->fallbacks[0].reason;
+  }
+}
+
 TEST(PartitionerTest, MegatronMlpNeedsExactlyOneAllReduce) {
   for (int64_t n : {2, 4, 8}) {
     auto module = ExpectSameAsUnsharded(WithPartitions(ModelNamed("megatron_mlp").text, n));

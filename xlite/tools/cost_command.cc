@@ -169,14 +169,9 @@ nlohmann::ordered_json ReportJson(const Report& report, const DeviceSpec& device
 }
 
 int RunCost(const CostOptionsCli& options) {
-  absl::StatusOr<DeviceSpec> device = LoadDeviceSpec(options.device);
-  if (!device.ok()) {
-    // A name we do not know is a usage error; a spec file that cannot be
-    // read or is wrong is bad input.
-    PrintError(absl::StrCat("error: ", device.status().message()));
-    return absl::StartsWith(device.status().message(), "unknown device") ? kExitUsage
-                                                                         : kExitInvalidInput;
-  }
+  int exit_code = kExitOk;
+  std::optional<DeviceSpec> device = LoadDeviceOrReport(options.device, &exit_code);
+  if (!device.has_value()) return exit_code;
   std::vector<LoadedModule> modules;
   if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   CostOptions cost_options;

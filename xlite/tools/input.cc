@@ -10,8 +10,10 @@
 #include <iostream>
 #include <iterator>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/tools/commands.h"
 #include "xlite/tools/out_of_memory.h"
 
 namespace xlite::tools {
@@ -123,6 +125,15 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
 void PrintError(absl::string_view message) {
   std::cerr << message;
   if (message.empty() || message.back() != '\n') std::cerr << '\n';
+}
+
+std::optional<DeviceSpec> LoadDeviceOrReport(const std::string& name, int* exit_code) {
+  absl::StatusOr<DeviceSpec> device = LoadDeviceSpec(name);
+  if (device.ok()) return std::move(*device);
+  PrintError(absl::StrCat("error: ", device.status().message()));
+  *exit_code = absl::StartsWith(device.status().message(), "unknown device") ? kExitUsage
+                                                                             : kExitInvalidInput;
+  return std::nullopt;
 }
 
 bool LoadVerifiedModules(const InputOptions& options, std::vector<LoadedModule>* modules) {

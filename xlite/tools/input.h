@@ -6,12 +6,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "xlite/analysis/device_spec.h"
 #include "xlite/ir/module.h"
 #include "xlite/text/parser.h"
 
@@ -65,6 +67,11 @@ bool LoadVerifiedModules(const InputOptions& options, std::vector<LoadedModule>*
 
 // Writes one error line (or block) to stderr.
 void PrintError(absl::string_view message);
+
+// The device spec `--device NAME` names (a known name or a JSON file); on
+// failure prints the error and sets `exit_code`: usage for a name we do not
+// know, invalid input for a spec file that cannot be read or is wrong.
+std::optional<DeviceSpec> LoadDeviceOrReport(const std::string& name, int* exit_code);
 
 }  // namespace xlite::tools
 

@@ -51,6 +51,7 @@ struct SchedReport {
   // instructions rematerialization recomputed to fit.
   int64_t memory_schedule_peak_bytes = 0, rematerialized = 0;
   std::vector<std::string> kept_base_order;
+  int64_t memory_barriers = 0;
   double scheduling_seconds = 0;
 };
 
@@ -91,6 +92,10 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
     absl::StrAppendFormat(&out, "rematerialized %d instruction%s (memory schedule peak %s)\n",
                           r.rematerialized, r.rematerialized == 1 ? "" : "s",
                           BytesText(r.memory_schedule_peak_bytes, false));
+  }
+  if (r.memory_barriers > 0) {
+    absl::StrAppendFormat(&out, "held %d instruction%s in place at the memory limit\n",
+                          r.memory_barriers, r.memory_barriers == 1 ? "" : "s");
   }
   if (!r.kept_base_order.empty()) {
     absl::StrAppendFormat(&out, "kept the memory order (limit): %s\n",
@@ -134,6 +139,7 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
   json["base_peak_bytes"] = r.base_peak_bytes;
   json["memory_limit_bytes"] = r.memory_limit_bytes;
   json["rematerialized"] = r.rematerialized;
+  json["memory_barriers"] = r.memory_barriers;
   json["scheduling_seconds"] = r.scheduling_seconds;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const CollectiveTiming& c : s.collectives) {
@@ -193,6 +199,7 @@ absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device
   report.base_peak_bytes = result.base_peak_bytes;
   report.memory_limit_bytes = result.memory_limit_bytes;
   report.kept_base_order = result.kept_base_order;
+  report.memory_barriers = result.barriers;
   XLITE_ASSIGN_OR_RETURN(report.scheduled, EstimateStep(module, result.schedule, model));
   aliases.reset();
   SetModuleSchedule(std::move(result.schedule), module);
@@ -200,12 +207,9 @@ absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device
 }
 
 int RunSched(const SchedOptionsCli& options) {
-  absl::StatusOr<DeviceSpec> device = LoadDeviceSpec(options.device);
-  if (!device.ok()) {
-    PrintError(absl::StrCat("error: ", device.status().message()));
-    return absl::StartsWith(device.status().message(), "unknown device") ? kExitUsage
-                                                                         : kExitInvalidInput;
-  }
+  int exit_code = kExitOk;
+  std::optional<DeviceSpec> device = LoadDeviceOrReport(options.device, &exit_code);
+  if (!device.has_value()) return exit_code;
   std::vector<LoadedModule> modules;
   if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   std::string text, scheduled_text;

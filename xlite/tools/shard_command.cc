@@ -1,15 +1,21 @@
 // `xlite shard`: runs sharding propagation with the module header's settings
 // and prints every instruction's sharding, optionally with the chain of
-// instructions it came from (--explain) or as JSON (--json).
+// instructions it came from (--explain), the partitioning report
+// (--partition, collectives timed on --device) or as JSON (--json).
 #include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/base/status.h"
+#include "xlite/sched/async_pairs.h"
+#include "xlite/sched/latency_model.h"
 #include "xlite/spmd/partition_report.h"
 #include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagation.h"
@@ -27,6 +33,7 @@ struct ShardOptions {
   bool json = false;
   bool print_module = false;
   bool partition = false;  // partition after propagation and print the report
+  std::string device;      // times the report's collectives on it ("" = none)
   std::string is_spmd = "true";
   std::string to_output, to_parameters;  // "" = header
 };
@@ -67,6 +74,67 @@ nlohmann::json OriginJson(const spmd::PropagationResult& result,
   return j;
 }
 
+nlohmann::json SummaryJson(const spmd::PartitionSummary& s) {
+  nlohmann::json values = nlohmann::json::array();
+  for (const spmd::PartitionSummary::Value& v : s.largest_values) {
+    values.push_back(
+        {{"bytes", v.bytes}, {"computation", v.computation}, {"name", v.name}, {"shape", v.shape}});
+  }
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const spmd::PartitionSummary::Kind& k : s.kinds) {
+    nlohmann::json kind = {{"kind", k.kind}, {"count", k.count}, {"bytes_per_device", k.bytes}};
+    if (k.seconds.has_value()) kind["seconds"] = *k.seconds;
+    kinds.push_back(std::move(kind));
+  }
+  nlohmann::json collectives = nlohmann::json::array();
+  for (size_t i = 0; i < s.collectives.size(); ++i) {
+    const spmd::InsertedCollective& c = s.collectives[i];
+    nlohmann::json j = {{"kind", c.kind},
+                        {"name", c.name},
+                        {"computation", c.computation},
+                        {"bytes_per_device", c.bytes},
+                        {"reason", c.reason},
+                        {"producer", c.producer},
+                        {"producer_sharding", c.producer_sharding},
+                        {"consumer", c.consumer},
+                        {"needed_sharding", c.needed_sharding}};
+    if (s.collective_seconds[i].has_value()) j["seconds"] = *s.collective_seconds[i];
+    collectives.push_back(std::move(j));
+  }
+  nlohmann::json fallbacks = nlohmann::json::array();
+  for (const spmd::PartitionFallback& f : s.fallbacks) {
+    fallbacks.push_back({{"instruction", f.instruction},
+                         {"opcode", f.opcode},
+                         {"computation", f.computation},
+                         {"reason", f.reason}});
+  }
+  return {{"partitions", s.num_partitions},
+          {"parameter_bytes_per_device", s.parameter_bytes},
+          {"output_bytes_per_device", s.output_bytes},
+          {"largest_values", values},
+          {"collectives_by_kind", kinds},
+          {"collectives", collectives},
+          {"fallbacks", fallbacks}};
+}
+
+// Partitions `module` (its shardings propagated) and sums up what that
+// costs, timing collectives on `device` when there is one.
+absl::StatusOr<spmd::PartitionSummary> PartitionAndSummarize(HloModule& module,
+                                                             const DeviceSpec* device) {
+  spmd::EntryShardings entry;
+  XLITE_ASSIGN_OR_RETURN(spmd::PartitionReport report, spmd::PartitionModule(module, &entry));
+  std::unique_ptr<LatencyModel> model;
+  spmd::CollectiveSeconds seconds;
+  if (device != nullptr) {
+    model = std::make_unique<LatencyModel>(*device);
+    seconds = [&model](const HloInstruction& inst) -> std::optional<double> {
+      if (!CollectiveKindOf(inst).has_value()) return std::nullopt;
+      return model->Collective(inst).seconds;
+    };
+  }
+  return spmd::SummarizePartition(report, entry, module, seconds);
+}
+
 int RunShard(const ShardOptions& options) {
   spmd::PropagationOptions propagation;
   auto parse_flag = [](const std::string& name, const std::string& value,
@@ -87,6 +155,12 @@ int RunShard(const ShardOptions& options) {
     return kExitUsage;
   }
   propagation.is_spmd = is_spmd.value_or(true);
+  std::optional<DeviceSpec> device;
+  if (!options.device.empty()) {
+    int exit_code = kExitOk;
+    device = LoadDeviceOrReport(options.device, &exit_code);
+    if (!device.has_value()) return exit_code;
+  }
   std::vector<LoadedModule> modules;
   bool ok = LoadModules(options.input, &modules);
   nlohmann::json json_modules = nlohmann::json::array();
@@ -146,28 +220,32 @@ int RunShard(const ShardOptions& options) {
       }
     }
     const int64_t total = static_cast<int64_t>(result->instructions.size());
-    if (options.json) {
-      json_modules.push_back({{"module", module.name()},
-                              {"instructions", json_instructions},
-                              {"total", total},
-                              {"annotated_values", annotated},
-                              {"unsharded", result->unsharded},
-                              {"conflicts", conflicts},
-                              {"rounds", result->fixed_point_rounds}});
-      continue;
-    }
-    if (options.print_module) std::cout << PrintModule(module);
+    if (options.print_module && !options.json) std::cout << PrintModule(module);
+    std::optional<spmd::PartitionSummary> summary;
     if (options.partition) {
-      spmd::EntryShardings entry;
-      absl::StatusOr<spmd::PartitionReport> report = spmd::PartitionModule(module, &entry);
-      if (!report.ok()) {
+      absl::StatusOr<spmd::PartitionSummary> partitioned =
+          PartitionAndSummarize(module, device.has_value() ? &*device : nullptr);
+      if (!partitioned.ok()) {
         PrintError(absl::StrCat(loaded.location,
-                                ": error: partitioning failed: ", report.status().message()));
+                                ": error: partitioning failed: ", partitioned.status().message()));
         ok = false;
       } else {
-        std::cout << spmd::FormatPartitionReport(*report, entry, module);
+        summary = std::move(*partitioned);
       }
     }
+    if (options.json) {
+      nlohmann::json json_module = {{"module", module.name()},
+                                    {"instructions", json_instructions},
+                                    {"total", total},
+                                    {"annotated_values", annotated},
+                                    {"unsharded", result->unsharded},
+                                    {"conflicts", conflicts},
+                                    {"rounds", result->fixed_point_rounds}};
+      if (summary.has_value()) json_module["partition"] = SummaryJson(*summary);
+      json_modules.push_back(std::move(json_module));
+      continue;
+    }
+    if (summary.has_value()) std::cout << spmd::FormatPartitionReport(*summary);
     std::cout << module.name() << ": " << total << " instructions, " << annotated
               << " annotated values, " << result->unsharded << " without a sharding, " << conflicts
               << " conflicts, " << result->fixed_point_rounds << " rounds\n";
@@ -195,7 +273,11 @@ void AddShardCommand(CLI::App& app, int* exit_code) {
                     "Print the module with its shardings instead of the list");
   command->add_flag("--partition", options->partition,
                     "Also partition the module (spmd-partitioner) and print the report: "
-                    "per-device bytes, collectives with their causes, fallbacks");
+                    "per-device bytes, collectives with their causes, fallbacks (in --json "
+                    "under \"partition\")");
+  command->add_option("--device", options->device,
+                      "With --partition: estimate each collective's time on this device (h100, "
+                      "h200, tpu-v5e, tpu-v5p, host, or a JSON spec), as `xlite sched` does");
   command->add_option("--is-spmd", options->is_spmd, "true (default) or false");
   command->add_option("--propagate-to-output", options->to_output,
                       "true/false for every output (default: the header's list)");

@@ -107,6 +107,87 @@ ENTRY e {
 })");
 }
 
+// Pad (edge, negative and interior padding), concatenate (an empty operand
+// among them) and dynamic-slice (random starts: out of range, negative,
+// unsigned, and constant ones far out of range) read their operands only at
+// clamped indices and select, fused
+// with elementwise producers and consumers; none falls back.
+TEST(CpuExecutableTest, JitKernelsPadConcatenateAndDynamicSlice) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  a = f32[4,6] parameter(0)
+  b = f32[4,3] parameter(1)
+  i = s32[] parameter(2)
+  j = u32[] parameter(3)
+  k = s32[] parameter(4)
+  zero = f32[] constant(0)
+  empty = f32[4,0] constant({ {}, {}, {}, {} })
+  ea = f32[4,6] exponential(a)
+  p = f32[7,13] pad(ea, zero), padding=2_1x-1_-2_2
+  c = f32[4,9] concatenate(a, empty, b), dimensions={1}
+  n = f32[4,9] negate(c)
+  d = f32[2,5] dynamic-slice(n, j, j), dynamic_slice_sizes={2,5}
+  d2 = f32[3,4] dynamic-slice(p, k, i), dynamic_slice_sizes={3,4}
+  s = f32[2,5] add(d, d)
+  big = s32[] constant(100)
+  neg = s32[] constant(-3)
+  huge = u32[] constant(4000000000)
+  one = u32[] constant(1)
+  d3 = f32[3,4] dynamic-slice(p, neg, big), dynamic_slice_sizes={3,4}
+  d4 = f32[2,5] dynamic-slice(n, huge, one), dynamic_slice_sizes={2,5}
+  ROOT t = (f32[7,13], f32[4,9], f32[2,5], f32[3,4], f32[3,4], f32[2,5]) tuple(p, n, s, d2, d3, d4)
+})",
+                                               /*relative=*/1e-6);
+  EXPECT_NE(report.find("fallback to the evaluator: 0 "), std::string::npos) << report;
+}
+
+// bf16 is computed as f32 and rounded to bf16 after every arithmetic
+// instruction, as the evaluator does: arithmetic, converts, compare,
+// select, max and data movement agree bit for bit; exp (inline f32, then
+// rounded) within one bf16 ulp. A reduce and an s32 -> bf16 convert stay
+// in the evaluator.
+TEST(CpuExecutableTest, JitKernelsComputeBf16AsRoundedF32) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+add {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT s = bf16[] add(x, y)
+}
+ENTRY e {
+  a = bf16[16,33] parameter(0)
+  b = bf16[16,33] parameter(1)
+  f = f32[16,33] parameter(2)
+  i = s32[16,33] parameter(3)
+  third = bf16[] constant(0.333)
+  t = bf16[16,33] broadcast(third), dimensions={}
+  m = bf16[16,33] multiply(a, t)
+  s = bf16[16,33] add(m, b)
+  d = bf16[16,33] divide(s, b)
+  fb = bf16[16,33] convert(f)
+  mx = bf16[16,33] maximum(d, fb)
+  c = pred[16,33] compare(mx, a), direction=GT
+  sel = bf16[16,33] select(c, mx, s)
+  back = f32[16,33] convert(sel)
+  zero = bf16[] constant(0)
+  p = bf16[18,33] pad(sel, zero), padding=1_1x0_0
+  ib = bf16[16,33] convert(i)
+  r = bf16[16] reduce(a, zero), dimensions={1}, to_apply=add
+  ROOT out = (f32[16,33], bf16[18,33], bf16[16,33], bf16[16]) tuple(back, p, ib, r)
+})");
+  EXPECT_TRUE(HasLine(report, "fallback", "ib (convert)")) << report;
+  EXPECT_TRUE(HasLine(report, "fallback", "r (reduce)")) << report;
+  EXPECT_NE(report.find("fallback to the evaluator: 2 "), std::string::npos) << report;
+  ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  a = bf16[1000] parameter(0)
+  ROOT x = bf16[1000] exponential(a)
+})",
+                          /*relative=*/1.0 / 128);
+}
+
 TEST(CpuExecutableTest, ShiftsTakeOutOfRangeCountsAndBitcastConvertKeepsTheBits) {
   // Counts from -4 to 35 cover negative (huge as unsigned), in-range and
   // too-large counts for s32, u32 and s8 values.

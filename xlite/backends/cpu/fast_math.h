@@ -1,5 +1,5 @@
-// Inline f32 exp, log, tanh and logistic as LLVM IR (Cody-Waite range
-// reduction and minimax polynomials, no calls), so loops using them
+// Inline f32 exp, log, tanh, logistic and erf as LLVM IR (Cody-Waite range
+// reduction and fitted polynomials, no calls), so loops using them
 // vectorise instead of calling libm once per element. Their error is at most
 // kFastMathMaxUlp units in the last place of the correctly rounded result
 // over all f32 inputs (fast_math_test.cc sweeps the range); NaN, infinities,

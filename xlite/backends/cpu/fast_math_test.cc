@@ -1,4 +1,4 @@
-// The inline f32 exp, log, tanh and logistic of the cpu backend against
+// The inline f32 exp, log, tanh, logistic and erf of the cpu backend against
 // double-precision libm rounded to f32, over a sweep of the whole f32 range
 // (every 1021st bit pattern, both signs, NaN and infinities included) and
 // the edges where each function changes regime: the error stays within
@@ -52,6 +52,11 @@ std::vector<float> Inputs() {
                   0.70710677f,
                   0.7071068f,
                   1.0f,
+                  0.99999994f,
+                  -1.0f,
+                  3.9999998f,
+                  4.0f,
+                  -4.0f,
                   2.0f}) {
     xs.push_back(x);
   }
@@ -76,11 +81,11 @@ TEST(FastMathTest, WithinDocumentedUlpOfCorrectlyRoundedResult) {
   const std::vector<float> xs = Inputs();
   const int64_t n = static_cast<int64_t>(xs.size());
   const std::string shape = absl::StrCat("f32[", n, "]");
-  auto module = ParseHloModule(
-      absl::StrCat("HloModule fast_math\nENTRY e {\n  x = ", shape, " parameter(0)\n  a = ", shape,
-                   " exponential(x)\n  b = ", shape, " log(x)\n  c = ", shape,
-                   " tanh(x)\n  d = ", shape, " logistic(x)\n  ROOT t = (", shape, ", ", shape,
-                   ", ", shape, ", ", shape, ") tuple(a, b, c, d)\n}\n"));
+  auto module = ParseHloModule(absl::StrCat(
+      "HloModule fast_math\nENTRY e {\n  x = ", shape, " parameter(0)\n  a = ", shape,
+      " exponential(x)\n  b = ", shape, " log(x)\n  c = ", shape, " tanh(x)\n  d = ", shape,
+      " logistic(x)\n  f = ", shape, " erf(x)\n  ROOT t = (", shape, ", ", shape, ", ", shape, ", ",
+      shape, ", ", shape, ") tuple(a, b, c, d, f)\n}\n"));
   ASSERT_TRUE(module.ok()) << module.status();
   auto executable = CompileCpuExecutable(**module, runtime::CompileOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -94,8 +99,9 @@ TEST(FastMathTest, WithinDocumentedUlpOfCorrectlyRoundedResult) {
       {"log", [](double x) { return std::log(x); }},
       {"tanh", [](double x) { return std::tanh(x); }},
       {"logistic", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }},
+      {"erf", [](double x) { return std::erf(x); }},
   };
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < 5; ++k) {
     const Literal& got = result->tuple_elements()[k];
     int64_t worst = 0;
     float worst_x = 0;

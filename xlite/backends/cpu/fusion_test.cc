@@ -86,9 +86,9 @@ TEST(LoopFusionTest, LeavesUnsupportedTypesAndLoneOpsAlone) {
   testing::RunPassAndCompare(R"(
 HloModule m
 ENTRY e {
-  x = bf16[8] parameter(0)
-  y = bf16[8] negate(x)
-  ROOT z = bf16[8] abs(y)
+  x = f16[8] parameter(0)
+  y = f16[8] negate(x)
+  ROOT z = f16[8] abs(y)
 })",
                              pass, /*expect_change=*/false);
   testing::RunPassAndCompare(R"(

@@ -1,5 +1,6 @@
 #include "xlite/backends/cpu/kernel_emitter.h"
 
+#include <bit>
 #include <map>
 #include <optional>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "xlite/analysis/reduction_kind.h"
+#include "xlite/backends/cpu/elemental_support.h"
 #include "xlite/backends/cpu/fast_math.h"
 #include "xlite/backends/cpu/jit.h"
 #include "xlite/ir/computation.h"
@@ -25,111 +27,6 @@ namespace {
 using O = HloOpcode;
 using P = PrimitiveType;
 using Index = std::vector<llvm::Value*>;
-
-bool IsSupportedType(P t) {
-  switch (t) {
-    case P::PRED:
-    case P::S8:
-    case P::S16:
-    case P::S32:
-    case P::S64:
-    case P::U8:
-    case P::U16:
-    case P::U32:
-    case P::U64:
-    case P::F32:
-    case P::F64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsSupportedArray(const Shape& shape) {
-  return shape.IsArray() && shape.is_static() && IsSupportedType(shape.element_type());
-}
-
-// The libm functions of the transcendental opcodes (f32 name, f64 name):
-// the evaluator calls the same ones through <cmath>, so results are equal.
-// f32 exp, log, tanh and logistic are inline instead (fast_math.h).
-struct LibmNames {
-  const char* f32;
-  const char* f64;
-};
-const absl::flat_hash_map<O, LibmNames>& LibmCalls() {
-  static const auto* calls = new absl::flat_hash_map<O, LibmNames>{
-      {O::kExp, {"expf", "exp"}},       {O::kExpm1, {"expm1f", "expm1"}},
-      {O::kLog, {"logf", "log"}},       {O::kLog1p, {"log1pf", "log1p"}},
-      {O::kTanh, {"tanhf", "tanh"}},    {O::kSin, {"sinf", "sin"}},
-      {O::kCos, {"cosf", "cos"}},       {O::kTan, {"tanf", "tan"}},
-      {O::kCbrt, {"cbrtf", "cbrt"}},    {O::kErf, {"erff", "erf"}},
-      {O::kAtan2, {"atan2f", "atan2"}}, {O::kPower, {"powf", "pow"}},
-      {O::kAtan, {"atanf", "atan"}},    {O::kSinh, {"sinhf", "sinh"}},
-      {O::kCosh, {"coshf", "cosh"}},
-  };
-  return *calls;
-}
-
-enum TypeClass : uint8_t { kPredClass = 1, kIntClass = 2, kFloatClass = 4 };
-uint8_t ClassOf(P t) {
-  if (t == P::PRED) return kPredClass;
-  return IsFloat(t) ? kFloatClass : kIntClass;
-}
-
-// Elementwise opcodes the emitter computes, by the operand type classes each
-// covers (convert and compare are handled on their own).
-const absl::flat_hash_map<O, uint8_t>& ElementwiseTable() {
-  static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<O, uint8_t>{
-        {O::kAdd, kIntClass | kFloatClass},
-        {O::kSubtract, kIntClass | kFloatClass},
-        {O::kMultiply, kIntClass | kFloatClass},
-        {O::kDivide, kIntClass | kFloatClass},
-        {O::kRemainder, kIntClass | kFloatClass},
-        {O::kMaximum, kIntClass | kFloatClass},
-        {O::kMinimum, kIntClass | kFloatClass},
-        {O::kNegate, kIntClass | kFloatClass},
-        {O::kAbs, kIntClass | kFloatClass},
-        {O::kSign, kIntClass | kFloatClass},
-        {O::kClamp, kIntClass | kFloatClass},
-        {O::kSqrt, kFloatClass},
-        {O::kRsqrt, kFloatClass},
-        {O::kLogistic, kFloatClass},
-        {O::kFloor, kFloatClass},
-        {O::kCeil, kFloatClass},
-        {O::kRoundNearestEven, kFloatClass},
-        {O::kRoundNearestAfz, kFloatClass},
-        {O::kIsFinite, kFloatClass},
-        {O::kAnd, kPredClass | kIntClass},
-        {O::kOr, kPredClass | kIntClass},
-        {O::kXor, kPredClass | kIntClass},
-        {O::kNot, kPredClass | kIntClass},
-        {O::kShiftLeft, kIntClass},
-        {O::kShiftRightLogical, kIntClass},
-        {O::kShiftRightArithmetic, kIntClass},
-        {O::kSelect, kPredClass | kIntClass | kFloatClass},
-        {O::kCopy, kPredClass | kIntClass | kFloatClass},
-    };
-    for (const auto& [op, names] : LibmCalls()) (*t)[op] = kFloatClass;
-    return t;
-  }();
-  return *table;
-}
-
-// Data movement and leaves, any supported type.
-bool IsIndexingOp(O op) {
-  switch (op) {
-    case O::kBroadcast:
-    case O::kReshape:
-    case O::kTranspose:
-    case O::kSlice:
-    case O::kReverse:
-    case O::kConvert:
-      return true;
-    default:
-      return false;
-  }
-}
 
 class Emitter {
  public:
@@ -233,7 +130,32 @@ class Emitter {
         return b_.getIntNTy(StorageBytes(t) * 8);
     }
   }
-  llvm::Type* ValueType(P t) { return t == P::PRED ? b_.getInt1Ty() : StorageType(t); }
+  // bf16 is stored as its 16 bits and computed as f32, rounded to bf16 after
+  // every arithmetic instruction as the evaluator does.
+  llvm::Type* ValueType(P t) {
+    if (t == P::BF16) return b_.getFloatTy();
+    return t == P::PRED ? b_.getInt1Ty() : StorageType(t);
+  }
+  static P ComputeType(P t) { return t == P::BF16 ? P::F32 : t; }
+
+  // An f32 rounded to the nearest bf16 (ties to even; NaN becomes the
+  // quiet NaN of its sign, as the evaluator encodes it), still as f32.
+  llvm::Value* RoundToBf16(llvm::Value* x) {
+    llvm::Type* i32 = b_.getInt32Ty();
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+      i32 = llvm::VectorType::get(i32, v->getElementCount());
+    }
+    auto c = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+    llvm::Value* bits = b_.CreateBitCast(x, i32);
+    llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, c(16)), c(1));
+    llvm::Value* rounded =
+        b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, c(0x7fff)), lsb), c(0xffff0000u));
+    llvm::Value* nan = b_.CreateOr(b_.CreateAnd(bits, c(0x80000000u)), c(0x7fc00000u));
+    return b_.CreateBitCast(b_.CreateSelect(b_.CreateFCmpUNO(x, x), nan, rounded), x->getType());
+  }
+  llvm::Value* RoundIfBf16(const Shape& shape, llvm::Value* x) {
+    return shape.element_type() == P::BF16 ? RoundToBf16(x) : x;
+  }
 
   llvm::Value* Linear(const Shape& shape, const Index& index) {
     llvm::Value* linear = b_.getInt64(0);
@@ -246,12 +168,20 @@ class Emitter {
   llvm::Value* Load(const Shape& shape, llvm::Value* base, const Index& index) {
     llvm::Type* ty = StorageType(shape.element_type());
     llvm::Value* v = b_.CreateLoad(ty, b_.CreateInBoundsGEP(ty, base, Linear(shape, index)));
+    if (shape.element_type() == P::BF16) {
+      return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+    }
     return shape.element_type() == P::PRED ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
   }
 
+  // A bf16 value is exact (rounded where it was computed), so storing it
+  // keeps its top 16 bits (a NaN read from an input keeps its payload).
   void Store(llvm::Value* v, const Shape& shape, llvm::Value* base, const Index& index) {
     llvm::Type* ty = StorageType(shape.element_type());
     if (shape.element_type() == P::PRED) v = b_.CreateZExt(v, ty);
+    if (shape.element_type() == P::BF16) {
+      v = b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, b_.getInt32Ty()), 16), ty);
+    }
     b_.CreateStore(v, b_.CreateInBoundsGEP(ty, base, Linear(shape, index)));
   }
 
@@ -259,6 +189,10 @@ class Emitter {
     const P t = literal.shape().element_type();
     if (t == P::F32) return llvm::ConstantFP::get(b_.getFloatTy(), literal.Get<float>(i));
     if (t == P::F64) return llvm::ConstantFP::get(b_.getDoubleTy(), literal.Get<double>(i));
+    if (t == P::BF16) {
+      const uint32_t bits = static_cast<uint32_t>(literal.GetBits(i)) << 16;
+      return llvm::ConstantFP::get(b_.getFloatTy(), std::bit_cast<float>(bits));
+    }
     return llvm::ConstantInt::get(ValueType(t), literal.GetBits(i));
   }
 
@@ -327,8 +261,16 @@ class Emitter {
         }
         return Emit(*inst.operand(0), in);
       }
+      case O::kPad:
+        return EmitPad(inst, index);
+      case O::kConcatenate:
+        return EmitConcatenate(inst, index);
+      case O::kDynamicSlice:
+        return EmitDynamicSlice(inst, index);
       case O::kConvert:
-        return Convert(operand(0), inst.operand(0)->shape().element_type(), shape.element_type());
+        return RoundIfBf16(shape,
+                           Convert(operand(0), ComputeType(inst.operand(0)->shape().element_type()),
+                                   ComputeType(shape.element_type())));
       case O::kBitcastConvert:
         return b_.CreateBitCast(operand(0), ValueType(shape.element_type()));
       case O::kCompare:
@@ -344,9 +286,87 @@ class Emitter {
       default:
         break;
     }
-    const P t = inst.operand(0)->shape().element_type();
-    if (inst.operand_count() == 1) return Unary(inst.opcode(), t, operand(0));
-    return Binary(inst.opcode(), t, operand(0), operand(1));
+    const P t = ComputeType(inst.operand(0)->shape().element_type());
+    if (inst.operand_count() == 1) return RoundIfBf16(shape, Unary(inst.opcode(), t, operand(0)));
+    return RoundIfBf16(shape, Binary(inst.opcode(), t, operand(0), operand(1)));
+  }
+
+  // min(max(v, lo), hi) on i64 indices.
+  llvm::Value* ClampIndex(llvm::Value* v, int64_t lo, int64_t hi) {
+    v = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, v, b_.getInt64(lo));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, b_.getInt64(hi));
+  }
+
+  // The operators below read an operand only at indices clamped into it and
+  // select the element they need, so no load leaves its buffer.
+
+  // Operand element i of a dimension lands at low + i * (interior + 1);
+  // every other output element is the padding value.
+  llvm::Value* EmitPad(const HloInstruction& inst, const Index& index) {
+    const HloInstruction& operand = *inst.operand(0);
+    llvm::Value* padding_value = Emit(*inst.operand(1), {});
+    if (operand.shape().ElementCount() == 0) return padding_value;
+    const PaddingConfig& padding = inst.attrs<PadAttrs>().padding;
+    Index in(operand.shape().rank());
+    llvm::Value* inside = b_.getTrue();
+    for (int64_t d = 0; d < operand.shape().rank(); ++d) {
+      const PaddingDimension& p = padding[d];
+      const int64_t size = operand.shape().dimensions(d);
+      llvm::Value* shifted = b_.CreateSub(index[d], b_.getInt64(p.low));
+      llvm::Value* at = shifted;
+      llvm::Value* ok = b_.CreateICmpSGE(shifted, b_.getInt64(0));
+      if (p.interior > 0) {
+        llvm::Value* step = b_.getInt64(p.interior + 1);
+        at = b_.CreateSDiv(shifted, step);
+        ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateSRem(shifted, step), b_.getInt64(0)));
+      }
+      inside = b_.CreateAnd(inside, b_.CreateAnd(ok, b_.CreateICmpSLT(at, b_.getInt64(size))));
+      in[d] = ClampIndex(at, 0, size - 1);
+    }
+    return b_.CreateSelect(inside, Emit(operand, in), padding_value);
+  }
+
+  // The operand whose range along the dimension holds the index.
+  llvm::Value* EmitConcatenate(const HloInstruction& inst, const Index& index) {
+    const int64_t dim = inst.dimensions()[0];
+    llvm::Value* result = nullptr;
+    int64_t offset = 0;
+    for (const HloInstruction* operand : inst.operands()) {
+      const int64_t size = operand->shape().dimensions(dim);
+      if (size > 0) {
+        Index in = index;
+        in[dim] = ClampIndex(b_.CreateSub(index[dim], b_.getInt64(offset)), 0, size - 1);
+        llvm::Value* v = Emit(*operand, in);
+        result =
+            result == nullptr
+                ? v
+                : b_.CreateSelect(b_.CreateICmpSGE(index[dim], b_.getInt64(offset)), v, result);
+      }
+      offset += size;
+    }
+    return result;
+  }
+
+  // Starts clamped to [0, dim - size] (signed or unsigned, as XLA clamps).
+  llvm::Value* EmitDynamicSlice(const HloInstruction& inst, const Index& index) {
+    const HloInstruction& operand = *inst.operand(0);
+    const std::vector<int64_t>& sizes = inst.attrs<DynamicSliceAttrs>().sizes;
+    Index in(operand.shape().rank());
+    for (int64_t d = 0; d < operand.shape().rank(); ++d) {
+      const HloInstruction& start = *inst.operand(1 + d);
+      const P t = start.shape().element_type();
+      const int64_t hi = operand.shape().dimensions(d) - sizes[d];
+      llvm::Value* v = Emit(start, {});
+      llvm::Value* clamped;
+      if (IsUnsignedInt(t)) {
+        clamped = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateZExt(v, b_.getInt64Ty()),
+                                           b_.getInt64(hi));
+      } else {
+        clamped = ClampIndex(b_.CreateSExt(v, b_.getInt64Ty()), 0, hi);
+      }
+      in[d] = b_.CreateNSWAdd(clamped, index[d]);
+    }
+    return Emit(operand, in);
   }
 
   // One output element of a single-operand reduce: init, then every
@@ -627,50 +647,7 @@ class Emitter {
   std::map<std::pair<const HloInstruction*, Index>, llvm::Value*> memo_;
 };
 
-bool IsSupportedCompare(const HloInstruction& inst) {
-  const P t = inst.operand(0)->shape().element_type();
-  const ComparisonType type = inst.attrs<CompareAttrs>().type.value_or(DefaultComparisonType(t));
-  if (IsFloat(t)) return type == ComparisonType::kFloat;
-  // Integers compare by their comparison type; pred as unsigned 0/1.
-  return type == ComparisonType::kSigned || type == ComparisonType::kUnsigned;
-}
-
 }  // namespace
-
-bool IsElementalSupported(const HloInstruction& inst) {
-  if (!IsSupportedArray(inst.shape())) return false;
-  for (const HloInstruction* op : inst.operands()) {
-    if (!IsSupportedArray(op->shape())) return false;
-  }
-  const O op = inst.opcode();
-  if (op == O::kConstant) return inst.shape().ElementCount() <= kMaxFusedConstantElements;
-  if (op == O::kIota) return inst.shape().element_type() != P::PRED;
-  if (op == O::kCompare) return IsSupportedCompare(inst);
-  if (op == O::kBitcastConvert) {
-    // Same width, no pred: the bits reinterpreted in place.
-    const P from = inst.operand(0)->shape().element_type(), to = inst.shape().element_type();
-    return from != P::PRED && to != P::PRED && StorageBytes(from) == StorageBytes(to) &&
-           inst.operand(0)->shape().dimensions() == inst.shape().dimensions();
-  }
-  if (IsIndexingOp(op)) return true;
-  auto found = ElementwiseTable().find(op);
-  if (found == ElementwiseTable().end() || inst.operand_count() == 0) return false;
-  // select's class is that of its value operands.
-  const P t = inst.operand(op == O::kSelect ? 1 : 0)->shape().element_type();
-  return (found->second & ClassOf(t)) != 0;
-}
-
-bool IsReduceSupported(const HloInstruction& inst) {
-  if (inst.opcode() != O::kReduce || inst.operand_count() != 2 || !IsSupportedArray(inst.shape()) ||
-      !IsSupportedArray(inst.operand(0)->shape()) || !IsSupportedArray(inst.operand(1)->shape())) {
-    return false;
-  }
-  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
-  if (!kind) return false;
-  auto found = ElementwiseTable().find(ReductionOpcode(*kind));
-  return found != ElementwiseTable().end() &&
-         (found->second & ClassOf(inst.shape().element_type())) != 0;
-}
 
 KernelTiling TilingOf(const Shape& output, int64_t work_per_element) {
   // Enough tiles for any pool, none with less work than a few vectors' worth.

@@ -19,7 +19,8 @@ namespace xlite::cpu {
 // of element types pred, s8-s64, u8-u64, f32, f64, and an opcode of the
 // emitter's table for those types (elementwise arithmetic, shifts, compare,
 // select, clamp, convert, bitcast-convert between equal widths, copy,
-// broadcast, reshape, transpose, slice, reverse, iota, constants up to
+// broadcast, reshape, transpose, slice, reverse, pad, dynamic-slice,
+// concatenate of up to kMaxConcatenateOperands, iota, constants up to
 // kMaxFusedConstantElements). The one predicate fusion and the thunk
 // builder ask.
 bool IsElementalSupported(const HloInstruction& inst);
@@ -28,6 +29,8 @@ bool IsElementalSupported(const HloInstruction& inst);
 // reducer that analysis/reduction_kind recognises with an op of the table.
 bool IsReduceSupported(const HloInstruction& inst);
 inline constexpr int64_t kMaxFusedConstantElements = 4096;
+// Concatenates with more operands run in the evaluator (copies of boxes).
+inline constexpr int64_t kMaxConcatenateOperands = 8;
 
 // How a kernel's output is cut into tiles that threads share: each row (an
 // index of every dimension but the last) in `chunks` runs of at most `chunk`
