@@ -43,11 +43,11 @@ absl::Status ValidateUnpartitioned(const HloSharding& s, const Shape& shape) {
 }  // namespace
 
 void CheckSharding(const HloInstruction& inst, const ModuleConfig& config, ErrorSink& errors) {
-  // An outfeed's sharding covers (data, token), not its token result.
+  // An outfeed's sharding covers its data (and token), not its token result.
   Shape outfeed_shape;
   const Shape* shape = &inst.shape();
   if (inst.opcode() == HloOpcode::kOutfeed && inst.sharding().IsTuple()) {
-    outfeed_shape = Shape::Tuple({inst.operand(0)->shape(), Shape::Token()});
+    outfeed_shape = OutfeedShardingShape(inst.sharding(), inst.operand(0)->shape());
     shape = &outfeed_shape;
   }
   absl::Status status = config.num_partitions > 1

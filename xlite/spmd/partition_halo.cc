@@ -187,15 +187,18 @@ std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruc
   for (size_t j = 0; j < windows->size(); ++j) {
     operands[0] = ExchangeAndCut(s, inst, target, operands[0], (*windows)[j], halos[j], cause);
   }
-  // The dims left whole keep the op's own padding or slicing, done locally.
+  // The dims left whole keep the op's own padding or slicing, done locally;
+  // every split dim (exchanged, or untouched and split as the operand is)
+  // is already the local tile.
   HloInstruction* rest = s.Clone(inst, operands, ShardShape(inst.shape(), target));
-  for (const DimWindow& w : *windows) {
+  for (int64_t d = 0; d < inst.shape().rank(); ++d) {
+    if (TilesAlong(target, d) <= 1) continue;
     if (inst.opcode() == HloOpcode::kPad) {
-      rest->mutable_attrs<PadAttrs>()->padding[w.dim] = PaddingDimension{};
+      rest->mutable_attrs<PadAttrs>()->padding[d] = PaddingDimension{};
     } else {
       SliceAttrs* a = rest->mutable_attrs<SliceAttrs>();
-      a->starts[w.dim] = 0;
-      a->limits[w.dim] = operands[0]->shape().dimensions(w.dim);
+      a->starts[d] = 0;
+      a->limits[d] = operands[0]->shape().dimensions(d);
     }
   }
   if (inst.opcode() == HloOpcode::kPad) {

@@ -82,6 +82,13 @@ using PartitionHandler = absl::StatusOr<PValue> (*)(const HloInstruction& inst, 
 std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruction& inst,
                                                                 PartitionState& s);
 
+// Every leaf that holds data (tokens aside) is manual, and there is one.
+bool AllManual(const HloSharding& sharding, const Shape& shape);
+
+// Ops inside a manual region run as written, on the per-device values
+// (operands must be manual or unsplit).
+absl::StatusOr<PValue> PartitionManual(const HloInstruction& inst, PartitionState& s);
+
 class PartitionHandlerTable {
  public:
   void Register(HloOpcode opcode, PartitionHandler handler) {

@@ -671,6 +671,35 @@ ENTRY %e (a: s32[8]) -> s32[8] {
   ROOT %out = s32[8] get-tuple-element(%w), index=1
 })",
      {4}},
+    // Halo exchange on dim 0 while dim 1 stays split and untouched.
+    {"slice_halo_other_dim_split",
+     R"(
+HloModule m, num_partitions=$N
+ENTRY %e (a: f32[8,6]) -> f32[6,6] {
+  %a = f32[8,6] parameter(0), sharding={devices=[2,$N/2]<=[$N]}
+  ROOT %s = f32[6,6] slice(%a), slice={[1:7], [0:6]}, sharding={devices=[2,$N/2]<=[$N]}
+})",
+     {4, 8}},
+    // Each manual group partitions on its own: the reduce's all-reduce stays
+    // in the group, the replicated constant serves the region.
+    {"partial_manual_groups",
+     R"(
+HloModule m, num_partitions=$N
+%add (p: f32[], q: f32[]) -> f32[] {
+  %p = f32[] parameter(0)
+  %q = f32[] parameter(1)
+  ROOT %r = f32[] add(%p, %q)
+}
+ENTRY %e (a: f32[6,5]) -> (f32[5], f32[6,5]) {
+  %a = f32[6,5] parameter(0), sharding={devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}
+  %two = f32[] constant(2)
+  %b = f32[6,5] broadcast(%two), dimensions={}, sharding={devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}
+  %m = f32[6,5] multiply(%a, %b), sharding={devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}
+  %zero = f32[] constant(0)
+  %sum = f32[5] reduce(%m, %zero), dimensions={0}, to_apply=%add, sharding={devices=[1,2,$N/2]<=[$N] last_tile_dims={replicated, manual}}
+  ROOT %t = (f32[5], f32[6,5]) tuple(%sum, %m), sharding={{devices=[1,2,$N/2]<=[$N] last_tile_dims={replicated, manual}}, {devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}}
+})",
+     {4, 8}},
 };
 
 }  // namespace

@@ -159,8 +159,8 @@ TEST(PartitionerTest, UnsupportedShardingsAreReportedNotGuessed) {
   auto module = ParseHloModule(R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: f32[8,4]) -> f32[8,4] {
-  %a = f32[8,4] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual}}
-  ROOT %n = f32[8,4] negate(%a)
+  %a = f32[8,4] parameter(0), sharding={devices=[2,2]<=[4]}
+  ROOT %n = f32[8,4] negate(%a), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual}}
 })");
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<PartitionReport> report = PartitionModule(**module);
