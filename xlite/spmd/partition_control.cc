@@ -119,12 +119,10 @@ absl::StatusOr<PValue> PartitionOptimizationBarrier(const HloInstruction& inst, 
 }
 
 // At an SPMD marker, `local` (a shard under the full value's `full`
-// sharding) must be each device's tile of the manual side: the manual
-// sharding's tile shape, and where the manual side still splits a dim, the
-// same tile along it.
-absl::Status CheckManualShard(PartitionState& s, const HloInstruction& inst,
-                              const HloInstruction* local, const HloSharding& full,
-                              const HloSharding& manual) {
+// sharding) must have the shape of each device's tile of the manual side:
+// the device's piece is its shard on both sides.
+absl::Status CheckManualShard(const HloInstruction& inst, const HloInstruction* local,
+                              const HloSharding& full, const HloSharding& manual) {
   const bool to_manual = inst.attrs<CustomCallAttrs>().target == "SPMDFullToShardShape";
   const Shape& manual_shape = to_manual ? inst.shape() : inst.operand(0)->shape();
   const Shape& full_shape = to_manual ? inst.operand(0)->shape() : inst.shape();
@@ -135,17 +133,6 @@ absl::Status CheckManualShard(PartitionState& s, const HloInstruction& inst,
                            full_shape.ToString(false), " under ", PrintSharding(full),
                            " is not the tile of ", manual_shape.ToString(false), " under ",
                            PrintSharding(manual));
-  }
-  for (int64_t d = 0; d < manual_shape.rank(); ++d) {
-    if (TilesAlong(manual, d) <= 1) continue;
-    for (int64_t p = 0; p < s.num_partitions(); ++p) {
-      const std::vector<int64_t> a = TileIndexOf(manual, p), b = TileIndexOf(full, p);
-      if (static_cast<int64_t>(std::min(a.size(), b.size())) <= d || a[d] != b[d]) {
-        return Unimplemented("%", inst.name(), ": ", PrintSharding(manual),
-                             " orders the tiles of dim ", d, " differently from ",
-                             PrintSharding(full));
-      }
-    }
   }
   return absl::OkStatus();
 }
@@ -165,7 +152,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
         s.TargetOf(inst).IsManualSubgroup() ? s.TargetOf(inst) : HloSharding::Manual();
     XLITE_ASSIGN_OR_RETURN(HloInstruction * local,
                            s.OperandAs(inst, 0, sharding, "manual region entry"));
-    XLITE_RETURN_IF_ERROR(CheckManualShard(s, inst, local, sharding, manual));
+    XLITE_RETURN_IF_ERROR(CheckManualShard(inst, local, sharding, manual));
     return PValue{local, manual, inst.shape()};
   }
   if (target == "SPMDShardToFullShape") {
@@ -177,7 +164,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
                              "manual (",
                              PrintSharding(v.sharding), ")");
     }
-    XLITE_RETURN_IF_ERROR(CheckManualShard(s, inst, v.local, sharding, v.sharding));
+    XLITE_RETURN_IF_ERROR(CheckManualShard(inst, v.local, sharding, v.sharding));
     return PValue{v.local, sharding, inst.shape()};
   }
   if (IsPassThroughCustomCall(inst) && target != "Cholesky") {
