@@ -4,7 +4,7 @@
 // and the manual-region markers (SPMDFullToShardShape /
 // SPMDShardToFullShape) disappear into resharding; other custom-calls run on
 // replicated operands, or as written when manual. Outfeeds send each
-// device's shard.
+// device's shard; cross-replica all-reduces run on shards.
 #include <algorithm>
 
 #include "xlite/base/status.h"
@@ -137,6 +137,20 @@ absl::Status CheckManualShard(const HloInstruction& inst, const HloInstruction* 
   return absl::OkStatus();
 }
 
+// A cross-replica all-reduce (no channel id) combines each partition's
+// value with the same partition's on the other replicas: elementwise on
+// shards, as in XLA. Cross-partition ones outside manual code run on
+// replicated operands.
+absl::StatusOr<PValue> PartitionAllReduce(const HloInstruction& inst, PartitionState& s) {
+  if (inst.attrs<CollectiveAttrs>().channel_id || inst.operand_count() != 1 ||
+      !inst.shape().IsArray()) {
+    return PartitionReplicated(inst, s, "cross-partition all-reduce outside manual code");
+  }
+  const HloSharding target = s.TargetOf(inst);
+  XLITE_ASSIGN_OR_RETURN(HloInstruction * local, s.OperandAs(inst, 0, target));
+  return PValue{s.Clone(inst, {local}, local->shape()), target, inst.shape()};
+}
+
 absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, PartitionState& s) {
   const std::string& target = inst.attrs<CustomCallAttrs>().target;
   if (target == "Sharding" || target == "xla.sdy.FuncResultSharding") {
@@ -255,6 +269,7 @@ void RegisterControlHandlers(PartitionHandlerTable& table) {
   table.Register(HloOpcode::kOptimizationBarrier, PartitionOptimizationBarrier);
   table.Register(HloOpcode::kCustomCall, PartitionCustomCall);
   table.Register(HloOpcode::kOutfeed, PartitionOutfeed);
+  table.Register(HloOpcode::kAllReduce, PartitionAllReduce);
 }
 
 }  // namespace xlite::spmd

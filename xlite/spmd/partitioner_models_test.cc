@@ -680,6 +680,20 @@ ENTRY %e (a: f32[8,6]) -> f32[6,6] {
   ROOT %s = f32[6,6] slice(%a), slice={[1:7], [0:6]}, sharding={devices=[2,$N/2]<=[$N]}
 })",
      {4, 8}},
+    // A cross-replica all-reduce (no channel id) is elementwise on shards.
+    {"cross_replica_all_reduce",
+     R"(
+HloModule m, num_partitions=$N
+%add (p: f32[], q: f32[]) -> f32[] {
+  %p = f32[] parameter(0)
+  %q = f32[] parameter(1)
+  ROOT %r = f32[] add(%p, %q)
+}
+ENTRY %e (a: f32[9,3]) -> f32[9,3] {
+  %a = f32[9,3] parameter(0), sharding={devices=[$N,1]<=[$N]}
+  ROOT %r = f32[9,3] all-reduce(%a), replica_groups={}, to_apply=%add, sharding={devices=[$N,1]<=[$N]}
+})",
+     {2, 4}},
     // Each manual group partitions on its own: the reduce's all-reduce stays
     // in the group, the replicated constant serves the region.
     {"partial_manual_groups",

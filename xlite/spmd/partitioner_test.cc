@@ -110,6 +110,14 @@ TEST(PartitionerTest, DataParallelNeedsNoCollective) {
   }
 }
 
+TEST(PartitionerTest, CrossReplicaAllReduceRunsOnShards) {
+  auto module =
+      ExpectSameAsUnsharded(WithPartitions(ModelNamed("cross_replica_all_reduce").text, 4));
+  ASSERT_NE(module, nullptr);
+  const std::map<std::string, int> expected = {{"all-reduce", 1}};  // the module's own
+  EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+}
+
 TEST(PartitionerTest, PadAndSliceOnSplitDimsExchangeHalos) {
   for (const char* name : {"pad_halo_both_sides", "slice_halo_2d"}) {
     SCOPED_TRACE(name);
