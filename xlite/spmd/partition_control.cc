@@ -3,12 +3,14 @@
 // state), optimization barriers, and custom-calls: `Sharding` constraints
 // and the manual-region markers (SPMDFullToShardShape /
 // SPMDShardToFullShape) disappear into resharding; other custom-calls run on
-// replicated operands, or as written when manual. Outfeeds send each
-// device's shard; cross-replica all-reduces run on shards.
+// replicated operands, or as written when manual; TopK runs on shards of
+// its batch dims. Outfeeds send each device's shard; cross-replica
+// all-reduces run on shards.
 #include <algorithm>
 
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
+#include "xlite/ir/sharding_transforms.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/partitioner_internal.h"
@@ -151,6 +153,40 @@ absl::StatusOr<PValue> PartitionAllReduce(const HloInstruction& inst, PartitionS
   return PValue{s.Clone(inst, {local}, local->shape()), target, inst.shape()};
 }
 
+// The TopK custom-call ((values, indices) of the k largest along the last
+// dim): local on shards of the other dims; the last dim is whole. The
+// operand keeps its own split or takes the result's, whichever moves fewer
+// bytes.
+absl::StatusOr<PValue> PartitionTopKCall(const HloInstruction& inst, PartitionState& s) {
+  const Shape& in = inst.operand(0)->shape();
+  if (inst.operand_count() != 1 || !inst.shape().IsTuple() || !in.IsArray() || in.rank() == 0) {
+    return PartitionReplicated(inst, s, "TopK custom-call of an unexpected form");
+  }
+  const int64_t last = in.rank() - 1;
+  const PValue& v = s.Value(inst.operand(0));
+  const HloSharding target = s.TargetOf(inst);
+  const HloSharding wanted = ElementSharding(target, inst.shape(), 0);
+  std::optional<HloSharding> best;
+  int64_t best_bytes = 0;
+  for (const HloSharding& proposal : {v.sharding, wanted}) {
+    const HloSharding sharding =
+        proposal.IsTiled() ? ForPartitioning(PartiallyReplicateDims(proposal, {last})) : proposal;
+    const HloSharding results = HloSharding::Tuple(
+        std::vector<HloSharding>(static_cast<size_t>(inst.shape().LeafCount()), sharding));
+    const int64_t bytes = s.ReshardBytes(v, sharding) +
+                          s.ReshardBytes(PValue{nullptr, results, inst.shape()}, target);
+    if (!best || bytes < best_bytes) {
+      best = sharding;
+      best_bytes = bytes;
+    }
+  }
+  XLITE_ASSIGN_OR_RETURN(HloInstruction * local, s.OperandAs(inst, 0, *best, "TopK operand"));
+  const HloSharding results = HloSharding::Tuple(
+      std::vector<HloSharding>(static_cast<size_t>(inst.shape().LeafCount()), *best));
+  HloInstruction* topk = s.Clone(inst, {local}, ShardShape(inst.shape(), results));
+  return PValue{topk, results, inst.shape()};
+}
+
 absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, PartitionState& s) {
   const std::string& target = inst.attrs<CustomCallAttrs>().target;
   if (target == "Sharding" || target == "xla.sdy.FuncResultSharding") {
@@ -204,6 +240,7 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     return PValue{call, v.sharding, inst.shape()};
   }
   if (AllManual(s.TargetOf(inst), inst.shape())) return PartitionManual(inst, s);
+  if (target == "TopK") return PartitionTopKCall(inst, s);
   return PartitionReplicated(inst, s, Cat("custom-call \"", target, "\" has no partitioning rule"));
 }
 

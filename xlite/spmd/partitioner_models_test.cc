@@ -694,6 +694,22 @@ ENTRY %e (a: f32[9,3]) -> f32[9,3] {
   ROOT %r = f32[9,3] all-reduce(%a), replica_groups={}, to_apply=%add, sharding={devices=[$N,1]<=[$N]}
 })",
      {2, 4}},
+    // TopK along a split last dim: that dim is gathered, the batch split kept.
+    {"topk_call",
+     R"(
+HloModule m, num_partitions=4
+%gt (a: f32[], b: f32[], c: s32[], d: s32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  %c = s32[] parameter(2)
+  %d = s32[] parameter(3)
+  ROOT %r = pred[] compare(%a, %b), direction=GT
+}
+ENTRY %e (x: f32[8,40]) -> (f32[8,3], s32[8,3]) {
+  %x = f32[8,40] parameter(0), sharding={devices=[2,2]<=[4]}
+  ROOT %t = (f32[8,3], s32[8,3]) custom-call(%x), custom_call_target="TopK", called_computations={%gt}, sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+})",
+     {4}},
     // Each manual group partitions on its own: the reduce's all-reduce stays
     // in the group, the replicated constant serves the region.
     {"partial_manual_groups",

@@ -118,6 +118,14 @@ TEST(PartitionerTest, CrossReplicaAllReduceRunsOnShards) {
   EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
 }
 
+TEST(PartitionerTest, TopKCallRunsOnBatchShards) {
+  auto module = ExpectSameAsUnsharded(ModelNamed("topk_call").text);
+  ASSERT_NE(module, nullptr);
+  // Only the split of the sorted dim is gathered; no replicated fallback.
+  const std::map<std::string, int> expected = {{"all-gather", 1}};
+  EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+}
+
 TEST(PartitionerTest, PadAndSliceOnSplitDimsExchangeHalos) {
   for (const char* name : {"pad_halo_both_sides", "slice_halo_2d"}) {
     SCOPED_TRACE(name);
