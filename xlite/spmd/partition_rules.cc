@@ -1,6 +1,7 @@
 // Ops partitioned through their FactorRule (the rule propagation uses):
 // elementwise, broadcast, transpose, reshape, slice/pad/concatenate on
-// unsplit dims, dynamic-slice, dynamic-update-slice, gather, scatter, sort.
+// unsplit dims, dynamic-slice, dynamic-update-slice, gather (after the
+// masked lookup of partition_gather.cc), scatter, sort.
 // The local op runs on shards when every split dim of the result is carried
 // exactly by the operands; operands are resharded to what the op needs,
 // choosing by bytes between following the result's sharding and an
@@ -317,6 +318,13 @@ absl::StatusOr<PValue> PartitionPadOrSlice(const HloInstruction& inst, Partition
   return PartitionByRule(inst, s);
 }
 
+absl::StatusOr<PValue> PartitionGather(const HloInstruction& inst, PartitionState& s) {
+  if (std::optional<absl::StatusOr<PValue>> masked = PartitionGatherByMasking(inst, s)) {
+    return *std::move(masked);
+  }
+  return PartitionByRule(inst, s);
+}
+
 }  // namespace
 
 void RegisterRuleHandlers(PartitionHandlerTable& table) {
@@ -328,13 +336,14 @@ void RegisterRuleHandlers(PartitionHandlerTable& table) {
        {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kBitcast, HloOpcode::kTranspose,
         HloOpcode::kConcatenate, HloOpcode::kReverse, HloOpcode::kReduceWindow,
         HloOpcode::kSelectAndScatter, HloOpcode::kMap, HloOpcode::kDynamicSlice,
-        HloOpcode::kDynamicUpdateSlice, HloOpcode::kGather, HloOpcode::kScatter, HloOpcode::kSort,
-        HloOpcode::kTopK, HloOpcode::kBitcastConvert, HloOpcode::kCholesky,
-        HloOpcode::kTriangularSolve, HloOpcode::kFft}) {
+        HloOpcode::kDynamicUpdateSlice, HloOpcode::kScatter, HloOpcode::kSort, HloOpcode::kTopK,
+        HloOpcode::kBitcastConvert, HloOpcode::kCholesky, HloOpcode::kTriangularSolve,
+        HloOpcode::kFft}) {
     table.Register(op, PartitionByRule);
   }
   table.Register(HloOpcode::kPad, PartitionPadOrSlice);
   table.Register(HloOpcode::kSlice, PartitionPadOrSlice);
+  table.Register(HloOpcode::kGather, PartitionGather);
   table.Register(HloOpcode::kConstant, PartitionConstant);
   table.Register(HloOpcode::kIota, PartitionIota);
 }

@@ -89,6 +89,13 @@ bool AllManual(const HloSharding& sharding, const Shape& shape);
 // (operands must be manual or unsplit).
 absl::StatusOr<PValue> PartitionManual(const HloInstruction& inst, PartitionState& s);
 
+// Gather from an operand split along dims it indexes with slice size 1
+// (partition_gather.cc): a local lookup per shard, masked, and an
+// all-reduce; nullopt when it does not apply or gathering the operand is
+// cheaper.
+std::optional<absl::StatusOr<PValue>> PartitionGatherByMasking(const HloInstruction& inst,
+                                                               PartitionState& s);
+
 class PartitionHandlerTable {
  public:
   void Register(HloOpcode opcode, PartitionHandler handler) {

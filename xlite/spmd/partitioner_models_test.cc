@@ -710,6 +710,17 @@ ENTRY %e (x: f32[8,40]) -> (f32[8,3], s32[8,3]) {
   ROOT %t = (f32[8,3], s32[8,3]) custom-call(%x), custom_call_target="TopK", called_computations={%gt}, sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
 })",
      {4}},
+    // Vocabulary-parallel lookup: each device reads its rows of the table
+    // (out-of-range ids clamp, as in XLA), one all-reduce sums the pieces.
+    {"vocab_parallel_gather",
+     R"(
+HloModule m, num_partitions=$N
+ENTRY %e (table: f32[21,6]) -> f32[2,4,6] {
+  %table = f32[21,6] parameter(0), sharding={devices=[$N,1]<=[$N]}
+  %ids = s32[2,4] constant({{0, 20, -3, 7}, {11, 25, 5, 16}})
+  ROOT %g = f32[2,4,6] gather(%table, %ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,6}, sharding={replicated}
+})",
+     {2, 4, 8}},
     // Each manual group partitions on its own: the reduce's all-reduce stays
     // in the group, the replicated constant serves the region.
     {"partial_manual_groups",

@@ -126,6 +126,16 @@ TEST(PartitionerTest, TopKCallRunsOnBatchShards) {
   EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
 }
 
+TEST(PartitionerTest, VocabParallelGatherReducesInsteadOfGatheringTheTable) {
+  for (int64_t n : {2, 4, 8}) {
+    auto module =
+        ExpectSameAsUnsharded(WithPartitions(ModelNamed("vocab_parallel_gather").text, n));
+    ASSERT_NE(module, nullptr);
+    const std::map<std::string, int> expected = {{"all-reduce", 1}};
+    EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+  }
+}
+
 TEST(PartitionerTest, PadAndSliceOnSplitDimsExchangeHalos) {
   for (const char* name : {"pad_halo_both_sides", "slice_halo_2d"}) {
     SCOPED_TRACE(name);
