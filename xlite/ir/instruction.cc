@@ -257,7 +257,7 @@ void HloInstruction::clear_sharding() {
 Shape HloInstruction::ShardedShape() const {
   if (opcode_ == HloOpcode::kOutfeed && has_sharding() && sharding().IsTuple() &&
       operand_count() > 0) {
-    return Shape::Tuple({operand(0)->shape(), Shape::Token()});
+    return OutfeedShardingShape(sharding(), operand(0)->shape());
   }
   return shape_;
 }

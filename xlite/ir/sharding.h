@@ -174,6 +174,10 @@ class HloSharding {
   std::vector<OpMetadata> metadata_;
 };
 
+// The shape an outfeed's sharding describes: as in XLA, a tuple sharding
+// covers either the data's leaves alone or the data and the token after it.
+Shape OutfeedShardingShape(const HloSharding& sharding, const Shape& data);
+
 // The kinds of a sharding's trailing (non-data) tile dims, one per dim.
 std::vector<OpShardingType> TrailingTileTypes(const HloSharding& s);
 

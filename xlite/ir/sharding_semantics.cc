@@ -305,4 +305,12 @@ HloSharding HloSharding::Normalized() const {
   return out;
 }
 
+Shape OutfeedShardingShape(const HloSharding& sharding, const Shape& data) {
+  if (sharding.IsTuple() &&
+      static_cast<int64_t>(sharding.tuple_elements().size()) == data.LeafCount()) {
+    return data.IsTuple() ? data : Shape::Tuple({data});
+  }
+  return Shape::Tuple({data, Shape::Token()});
+}
+
 }  // namespace xlite

@@ -279,15 +279,20 @@ std::optional<absl::StatusOr<PValue>> PartitionPadOrSliceByHalo(const HloInstruc
     operands[0] = ExchangeHalo(s, target, operands[0], w, cause);
   }
   // The dims left whole keep the op's own padding or slicing, done locally;
-  // a strided slice keeps its stride on the cut window.
+  // every split dim (exchanged, or untouched and split as the operand is)
+  // is already the local tile; a strided slice keeps its stride on the cut
+  // window.
   HloInstruction* rest = s.Clone(inst, operands, ShardShape(inst.shape(), target));
-  for (const DimWindow& w : *windows) {
+  for (int64_t d = 0; d < inst.shape().rank(); ++d) {
+    if (TilesAlong(target, d) <= 1) continue;
     if (inst.opcode() == HloOpcode::kPad) {
-      rest->mutable_attrs<PadAttrs>()->padding[w.dim] = PaddingDimension{};
+      rest->mutable_attrs<PadAttrs>()->padding[d] = PaddingDimension{};
     } else {
       SliceAttrs* a = rest->mutable_attrs<SliceAttrs>();
-      a->starts[w.dim] = 0;
-      a->limits[w.dim] = w.span;
+      auto w = std::find_if(windows->begin(), windows->end(),
+                            [&](const DimWindow& window) { return window.dim == d; });
+      a->starts[d] = 0;
+      a->limits[d] = w != windows->end() ? w->span : operands[0]->shape().dimensions(d);
     }
   }
   if (inst.opcode() == HloOpcode::kPad) {

@@ -1,6 +1,7 @@
 // Ops partitioned through their FactorRule (the rule propagation uses):
 // elementwise, broadcast, transpose, reshape, slice/pad/concatenate on
-// unsplit dims, dynamic-slice, dynamic-update-slice, gather, scatter, sort.
+// unsplit dims, dynamic-slice, dynamic-update-slice, gather (after the
+// masked lookup of partition_gather.cc), scatter, sort.
 // The local op runs on shards when every split dim of the result is carried
 // exactly by the operands; operands are resharded to what the op needs,
 // choosing by bytes between following the result's sharding and an
@@ -317,6 +318,13 @@ absl::StatusOr<PValue> PartitionWindowed(const HloInstruction& inst, PartitionSt
   return PartitionByRule(inst, s);
 }
 
+absl::StatusOr<PValue> PartitionGather(const HloInstruction& inst, PartitionState& s) {
+  if (std::optional<absl::StatusOr<PValue>> masked = PartitionGatherByMasking(inst, s)) {
+    return *std::move(masked);
+  }
+  return PartitionByRule(inst, s);
+}
+
 }  // namespace
 
 void RegisterRuleHandlers(PartitionHandlerTable& table) {
@@ -327,15 +335,16 @@ void RegisterRuleHandlers(PartitionHandlerTable& table) {
   for (HloOpcode op :
        {HloOpcode::kBroadcast, HloOpcode::kReshape, HloOpcode::kBitcast, HloOpcode::kTranspose,
         HloOpcode::kConcatenate, HloOpcode::kReverse, HloOpcode::kMap, HloOpcode::kDynamicSlice,
-        HloOpcode::kDynamicUpdateSlice, HloOpcode::kGather, HloOpcode::kScatter, HloOpcode::kSort,
-        HloOpcode::kTopK, HloOpcode::kBitcastConvert, HloOpcode::kCholesky,
-        HloOpcode::kTriangularSolve, HloOpcode::kFft}) {
+        HloOpcode::kDynamicUpdateSlice, HloOpcode::kScatter, HloOpcode::kSort, HloOpcode::kTopK,
+        HloOpcode::kBitcastConvert, HloOpcode::kCholesky, HloOpcode::kTriangularSolve,
+        HloOpcode::kFft}) {
     table.Register(op, PartitionByRule);
   }
   for (HloOpcode op : {HloOpcode::kPad, HloOpcode::kSlice, HloOpcode::kReduceWindow,
                        HloOpcode::kSelectAndScatter}) {
     table.Register(op, PartitionWindowed);
   }
+  table.Register(HloOpcode::kGather, PartitionGather);
   table.Register(HloOpcode::kConstant, PartitionConstant);
   table.Register(HloOpcode::kIota, PartitionIota);
 }

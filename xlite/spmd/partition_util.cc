@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "xlite/ir/sharding_transforms.h"
+
 namespace xlite::spmd {
 
 HloSharding ForPartitioning(const HloSharding& sharding) {
@@ -135,6 +137,41 @@ HloSharding ReplicatedLike(const Shape& shape) {
 bool AllSingletons(const std::vector<std::vector<int64_t>>& groups) {
   return std::all_of(groups.begin(), groups.end(),
                      [](const std::vector<int64_t>& g) { return g.size() <= 1; });
+}
+
+std::vector<int64_t> ManualGroupLabels(const HloSharding& sharding, int64_t num_devices) {
+  std::vector<int64_t> labels(static_cast<size_t>(num_devices), 0);
+  if (!sharding.IsManualSubgroup()) return labels;
+  const std::vector<OpShardingType> types = TrailingTileTypes(sharding);
+  const size_t first = sharding.tile_assignment().dims().size() - types.size();
+  std::map<std::vector<int64_t>, int64_t> label_of;
+  for (int64_t p = 0; p < num_devices; ++p) {
+    const std::vector<int64_t> index = TileIndexOf(sharding, p);
+    std::vector<int64_t> key;
+    for (size_t k = 0; k < types.size(); ++k) {
+      if (types[k] == OpShardingType::kManual && first + k < index.size()) {
+        key.push_back(index[first + k]);
+      }
+    }
+    labels[p] = label_of.emplace(key, static_cast<int64_t>(label_of.size())).first->second;
+  }
+  return labels;
+}
+
+std::optional<HloSharding> ReachableInManualGroups(const HloSharding& from, const HloSharding& to,
+                                                   int64_t num_devices) {
+  if (!from.IsManualSubgroup() && !to.IsManualSubgroup()) return to;
+  if (from.IsReplicated()) return to;
+  if (from.IsManualSubgroup() && to.IsReplicated()) {
+    std::vector<int64_t> data_dims(static_cast<size_t>(from.TiledDataRank()));
+    for (size_t d = 0; d < data_dims.size(); ++d) data_dims[d] = static_cast<int64_t>(d);
+    return ForPartitioning(PartiallyReplicateDims(from, data_dims));
+  }
+  if (ManualGroupLabels(from, num_devices) != ManualGroupLabels(to, num_devices) ||
+      !from.IsManualSubgroup() || !to.IsManualSubgroup()) {
+    return std::nullopt;
+  }
+  return to;
 }
 
 }  // namespace xlite::spmd

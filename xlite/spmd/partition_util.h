@@ -6,6 +6,7 @@
 #define XLITE_SPMD_PARTITION_UTIL_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -57,6 +58,19 @@ std::vector<int64_t> TileIndexOf(const HloSharding& sharding, int64_t device);
 // [0, num_devices). A sharding that is not tiled gives singleton groups.
 std::vector<std::vector<int64_t>> GroupsAlong(const HloSharding& sharding,
                                               absl::Span<const int64_t> dims, int64_t num_devices);
+
+// Per device, a label of its manual group: devices that share their
+// coordinates along the manual subgroup dims share a label (labels numbered
+// by first device). All zero when the sharding has no manual subgroup.
+std::vector<int64_t> ManualGroupLabels(const HloSharding& sharding, int64_t num_devices);
+
+// The sharding a value sharded `from` takes to serve a consumer that asks
+// for `to`: inside a partially manual region (`from` has manual subgroups),
+// replicated means replicated within each manual group. nullopt when the
+// two split the devices into different manual groups (a replicated `from`
+// reaches any of them by a local slice).
+std::optional<HloSharding> ReachableInManualGroups(const HloSharding& from, const HloSharding& to,
+                                                   int64_t num_devices);
 
 // Replicated, leaf by leaf for tuples.
 HloSharding ReplicatedLike(const Shape& shape);

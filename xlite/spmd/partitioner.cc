@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
@@ -26,32 +27,6 @@ const PartitionHandlerTable& Handlers() {
     return t;
   }();
   return *table;
-}
-
-bool AllManual(const HloSharding& s) {
-  if (s.IsTuple()) {
-    return !s.tuple_elements().empty() &&
-           std::all_of(s.tuple_elements().begin(), s.tuple_elements().end(),
-                       [](const HloSharding& e) { return e.IsManual(); });
-  }
-  return s.IsManual();
-}
-
-// Ops inside a manual region run as written, on the per-device values.
-absl::StatusOr<PValue> PartitionManual(const HloInstruction& inst, PartitionState& s) {
-  std::vector<HloInstruction*> operands;
-  for (const HloInstruction* operand : inst.operands()) {
-    const PValue& v = s.Value(operand);
-    if (!AllManual(v.sharding) && IsSplit(v.sharding)) {
-      return Unimplemented("not supported yet: %", inst.name(), " is manual but its operand %",
-                           operand->name(), " is sharded ", PrintSharding(v.sharding),
-                           " (enter manual code through "
-                           "SPMDFullToShardShape)");
-    }
-    operands.push_back(v.local);
-  }
-  HloInstruction* clone = s.Clone(inst, operands, inst.shape());
-  return PValue{clone, s.TargetOf(inst), inst.shape()};
 }
 
 bool IsControlOpcode(HloOpcode op) {
@@ -80,8 +55,12 @@ absl::Status CheckShardings(const HloModule& module, int64_t n) {
   for (const auto& c : module.computations()) {
     for (const auto& inst : c->instructions()) {
       if (!inst->has_sharding()) continue;
-      XLITE_RETURN_IF_ERROR(inst->sharding().Validate(inst->shape(), n));
-      for (const HloSharding& leaf : LeafShardings(inst->sharding(), inst->shape())) {
+      const Shape described =
+          inst->opcode() == HloOpcode::kOutfeed
+              ? OutfeedShardingShape(inst->sharding(), inst->operand(0)->shape())
+              : inst->shape();
+      XLITE_RETURN_IF_ERROR(inst->sharding().Validate(described, n));
+      for (const HloSharding& leaf : LeafShardings(inst->sharding(), described)) {
         if (leaf.IsTiled() && leaf.tile_assignment().num_elements() != n) {
           return InvalidArgument("%", inst->name(), ": sharding ", PrintSharding(leaf), " covers ",
                                  leaf.tile_assignment().num_elements(),
@@ -89,17 +68,50 @@ absl::Status CheckShardings(const HloModule& module, int64_t n) {
                                  "has ",
                                  n, " partitions");
         }
-        if (leaf.IsManualSubgroup()) {
-          return Unimplemented("not supported yet: partially manual sharding ", PrintSharding(leaf),
-                               " at %", inst->name());
-        }
       }
     }
   }
   return absl::OkStatus();
 }
 
+void CollectLeafShapes(const Shape& shape, std::vector<const Shape*>* out) {
+  if (!shape.IsTuple()) {
+    out->push_back(&shape);
+    return;
+  }
+  for (const Shape& e : shape.tuple_shapes()) CollectLeafShapes(e, out);
+}
+
 }  // namespace
+
+bool AllManual(const HloSharding& sharding, const Shape& shape) {
+  std::vector<const Shape*> shapes;
+  CollectLeafShapes(shape, &shapes);
+  const std::vector<HloSharding> leaves = LeafShardings(sharding, shape);
+  bool any = false;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (shapes[i]->IsToken()) continue;  // a token carries no data to split
+    if (!leaves[i].IsManual()) return false;
+    any = true;
+  }
+  return any;
+}
+
+absl::StatusOr<PValue> PartitionManual(const HloInstruction& inst, PartitionState& s) {
+  std::vector<HloInstruction*> operands;
+  for (const HloInstruction* operand : inst.operands()) {
+    const PValue& v = s.Value(operand);
+    if (!AllManual(v.sharding, v.global) && IsSplit(v.sharding)) {
+      return Unimplemented("%", inst.name(), " is manual but its operand %", operand->name(),
+                           " is sharded ", PrintSharding(v.sharding),
+                           " (enter manual code through "
+                           "SPMDFullToShardShape)");
+    }
+    operands.push_back(v.local);
+  }
+  HloInstruction* clone = s.Clone(inst, operands, inst.shape());
+  return PValue{clone, s.TargetOf(inst), inst.shape()};
+}
 
 PartitionState::PartitionState(ModulePartitioner& module, const HloComputation& original,
                                HloComputation& partitioned)
@@ -109,7 +121,10 @@ PartitionBuilder& PartitionState::b() { return module_.builder(); }
 int64_t PartitionState::num_partitions() const { return module_.builder().num_partitions(); }
 
 HloSharding PartitionState::TargetOf(const HloInstruction& inst) const {
-  if (!inst.has_sharding()) return ReplicatedLike(inst.shape());
+  // An outfeed's sharding describes its data; its result is a token.
+  if (!inst.has_sharding() || inst.opcode() == HloOpcode::kOutfeed) {
+    return ReplicatedLike(inst.shape());
+  }
   if (inst.shape().IsTuple()) {
     return ForPartitioning(HloSharding::Tuple(LeafShardings(inst.sharding(), inst.shape())));
   }
@@ -156,24 +171,34 @@ absl::StatusOr<PValue> PartitionState::Reshard(const PValue& value, const HloSha
   if (!value.global.IsArray() || value.sharding == target) {
     return PValue{value.local, target, value.global};
   }
-  if (value.sharding.IsManual() != target.IsManual()) {
+  if (target.IsManual() && value.sharding.IsReplicated()) {
+    // Every device holds the whole value: it is each device's manual value.
+    return PValue{value.local, target, value.global};
+  }
+  std::optional<HloSharding> reachable =
+      ReachableInManualGroups(value.sharding, target, num_partitions());
+  if (value.sharding.IsManual() != target.IsManual() || !reachable) {
     std::string where =
         cause.consumer != nullptr ? Cat(" at %", cause.consumer->name()) : std::string();
-    return Unimplemented("not supported yet: resharding ", PrintSharding(value.sharding), " to ",
+    return Unimplemented("resharding ", PrintSharding(value.sharding), " to ",
                          PrintSharding(target), where,
                          " (manual values leave manual code through SPMDShardToFullShape)");
   }
+  if (value.sharding == *reachable) return PValue{value.local, *reachable, value.global};
   std::vector<ReshardStep> plan =
-      PlanReshard(value.sharding, target, value.global, num_partitions());
+      PlanReshard(value.sharding, *reachable, value.global, num_partitions());
   HloInstruction* local =
       EmitReshard(b(), c(), value.local, value.sharding, plan, value.global, cause);
-  return PValue{local, target, value.global};
+  return PValue{local, *reachable, value.global};
 }
 
 int64_t PartitionState::ReshardBytes(const HloSharding& from, const HloSharding& to,
                                      const Shape& global) const {
   if (!global.IsArray() || from.IsManual() || to.IsManual()) return 0;
-  return PlanBytes(PlanReshard(from, to, global, num_partitions()));
+  std::optional<HloSharding> reachable = ReachableInManualGroups(from, to, num_partitions());
+  // Unreachable: never the cheaper choice.
+  if (!reachable) return std::numeric_limits<int64_t>::max() / 64;
+  return PlanBytes(PlanReshard(from, *reachable, global, num_partitions()));
 }
 
 int64_t PartitionState::ReshardBytes(const PValue& value, const HloSharding& target) const {
@@ -241,7 +266,7 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
   const std::string key = Cat(original.name(), "|", ShardingsKey(parameters, root));
   if (auto it = partitioned_.find(key); it != partitioned_.end()) return it->second;
   if (in_progress_.count(&original) > 0) {
-    return Unimplemented("not supported yet: recursive call of computation ", original.name());
+    return Unimplemented("recursive call of computation ", original.name());
   }
   in_progress_.insert(&original);
   // The first partitioned form keeps the name (the original is dropped).
@@ -266,7 +291,7 @@ absl::StatusOr<HloComputation*> ModulePartitioner::PartitionComputation(
     }
     const HloSharding target = s.TargetOf(*inst);
     absl::StatusOr<PValue> value;
-    if (AllManual(target) && !IsControlOpcode(inst->opcode())) {
+    if (AllManual(target, inst->shape()) && !IsControlOpcode(inst->opcode())) {
       value = PartitionManual(*inst, s);
     } else if (PartitionHandler handler = Handlers().Get(inst->opcode())) {
       value = handler(*inst, s);
@@ -336,8 +361,8 @@ absl::StatusOr<PartitionReport> PartitionModule(HloModule& module, EntrySharding
   const HloSharding& root = shardings.result;
   if (n <= 1) return report;
   if (module.config().replica_count != 1) {
-    return Unimplemented("not supported yet: SPMD partitioning with replica_count=",
-                         module.config().replica_count, " (only num_partitions)");
+    return Unimplemented("SPMD partitioning with replica_count=", module.config().replica_count,
+                         " (only num_partitions)");
   }
   XLITE_RETURN_IF_ERROR(CheckShardings(module, n));
   ModulePartitioner partitioner(module, &report);

@@ -83,6 +83,20 @@ using PartitionHandler = absl::StatusOr<PValue> (*)(const HloInstruction& inst, 
 std::optional<absl::StatusOr<PValue>> PartitionByHalo(const HloInstruction& inst,
                                                       PartitionState& s);
 
+// Every leaf that holds data (tokens aside) is manual, and there is one.
+bool AllManual(const HloSharding& sharding, const Shape& shape);
+
+// Ops inside a manual region run as written, on the per-device values
+// (operands must be manual or unsplit).
+absl::StatusOr<PValue> PartitionManual(const HloInstruction& inst, PartitionState& s);
+
+// Gather from an operand split along dims it indexes with slice size 1
+// (partition_gather.cc): a local lookup per shard, masked, and an
+// all-reduce; nullopt when it does not apply or gathering the operand is
+// cheaper.
+std::optional<absl::StatusOr<PValue>> PartitionGatherByMasking(const HloInstruction& inst,
+                                                               PartitionState& s);
+
 class PartitionHandlerTable {
  public:
   void Register(HloOpcode opcode, PartitionHandler handler) {

@@ -674,6 +674,76 @@ ENTRY %e (a: s32[8]) -> s32[8] {
   ROOT %out = s32[8] get-tuple-element(%w), index=1
 })",
      {4}},
+    // Halo exchange on dim 0 while dim 1 stays split and untouched.
+    {"slice_halo_other_dim_split",
+     R"(
+HloModule m, num_partitions=$N
+ENTRY %e (a: f32[8,6]) -> f32[6,6] {
+  %a = f32[8,6] parameter(0), sharding={devices=[2,$N/2]<=[$N]}
+  ROOT %s = f32[6,6] slice(%a), slice={[1:7], [0:6]}, sharding={devices=[2,$N/2]<=[$N]}
+})",
+     {4, 8}},
+    // A cross-replica all-reduce (no channel id) is elementwise on shards.
+    {"cross_replica_all_reduce",
+     R"(
+HloModule m, num_partitions=$N
+%add (p: f32[], q: f32[]) -> f32[] {
+  %p = f32[] parameter(0)
+  %q = f32[] parameter(1)
+  ROOT %r = f32[] add(%p, %q)
+}
+ENTRY %e (a: f32[9,3]) -> f32[9,3] {
+  %a = f32[9,3] parameter(0), sharding={devices=[$N,1]<=[$N]}
+  ROOT %r = f32[9,3] all-reduce(%a), replica_groups={}, to_apply=%add, sharding={devices=[$N,1]<=[$N]}
+})",
+     {2, 4}},
+    // TopK along a split last dim: that dim is gathered, the batch split kept.
+    {"topk_call",
+     R"(
+HloModule m, num_partitions=4
+%gt (a: f32[], b: f32[], c: s32[], d: s32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  %c = s32[] parameter(2)
+  %d = s32[] parameter(3)
+  ROOT %r = pred[] compare(%a, %b), direction=GT
+}
+ENTRY %e (x: f32[8,40]) -> (f32[8,3], s32[8,3]) {
+  %x = f32[8,40] parameter(0), sharding={devices=[2,2]<=[4]}
+  ROOT %t = (f32[8,3], s32[8,3]) custom-call(%x), custom_call_target="TopK", called_computations={%gt}, sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+})",
+     {4}},
+    // Vocabulary-parallel lookup: each device reads its rows of the table
+    // (out-of-range ids clamp, as in XLA), one all-reduce sums the pieces.
+    {"vocab_parallel_gather",
+     R"(
+HloModule m, num_partitions=$N
+ENTRY %e (table: f32[21,6]) -> f32[2,4,6] {
+  %table = f32[21,6] parameter(0), sharding={devices=[$N,1]<=[$N]}
+  %ids = s32[2,4] constant({{0, 20, -3, 7}, {11, 25, 5, 16}})
+  ROOT %g = f32[2,4,6] gather(%table, %ids), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,6}, sharding={replicated}
+})",
+     {2, 4, 8}},
+    // Each manual group partitions on its own: the reduce's all-reduce stays
+    // in the group, the replicated constant serves the region.
+    {"partial_manual_groups",
+     R"(
+HloModule m, num_partitions=$N
+%add (p: f32[], q: f32[]) -> f32[] {
+  %p = f32[] parameter(0)
+  %q = f32[] parameter(1)
+  ROOT %r = f32[] add(%p, %q)
+}
+ENTRY %e (a: f32[6,5]) -> (f32[5], f32[6,5]) {
+  %a = f32[6,5] parameter(0), sharding={devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}
+  %two = f32[] constant(2)
+  %b = f32[6,5] broadcast(%two), dimensions={}, sharding={devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}
+  %m = f32[6,5] multiply(%a, %b), sharding={devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}
+  %zero = f32[] constant(0)
+  %sum = f32[5] reduce(%m, %zero), dimensions={0}, to_apply=%add, sharding={devices=[1,2,$N/2]<=[$N] last_tile_dims={replicated, manual}}
+  ROOT %t = (f32[5], f32[6,5]) tuple(%sum, %m), sharding={{devices=[1,2,$N/2]<=[$N] last_tile_dims={replicated, manual}}, {devices=[2,1,$N/2]<=[$N] last_tile_dims={manual}}}
+})",
+     {4, 8}},
 };
 
 }  // namespace

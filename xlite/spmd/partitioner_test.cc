@@ -110,6 +110,32 @@ TEST(PartitionerTest, DataParallelNeedsNoCollective) {
   }
 }
 
+TEST(PartitionerTest, CrossReplicaAllReduceRunsOnShards) {
+  auto module =
+      ExpectSameAsUnsharded(WithPartitions(ModelNamed("cross_replica_all_reduce").text, 4));
+  ASSERT_NE(module, nullptr);
+  const std::map<std::string, int> expected = {{"all-reduce", 1}};  // the module's own
+  EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+}
+
+TEST(PartitionerTest, TopKCallRunsOnBatchShards) {
+  auto module = ExpectSameAsUnsharded(ModelNamed("topk_call").text);
+  ASSERT_NE(module, nullptr);
+  // Only the split of the sorted dim is gathered; no replicated fallback.
+  const std::map<std::string, int> expected = {{"all-gather", 1}};
+  EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+}
+
+TEST(PartitionerTest, VocabParallelGatherReducesInsteadOfGatheringTheTable) {
+  for (int64_t n : {2, 4, 8}) {
+    auto module =
+        ExpectSameAsUnsharded(WithPartitions(ModelNamed("vocab_parallel_gather").text, n));
+    ASSERT_NE(module, nullptr);
+    const std::map<std::string, int> expected = {{"all-reduce", 1}};
+    EXPECT_EQ(CollectivesIn(*module), expected) << PrintModule(*module);
+  }
+}
+
 TEST(PartitionerTest, PadAndSliceOnSplitDimsExchangeHalos) {
   for (const char* name : {"pad_halo_both_sides", "slice_halo_2d"}) {
     SCOPED_TRACE(name);
@@ -199,8 +225,8 @@ TEST(PartitionerTest, UnsupportedShardingsAreReportedNotGuessed) {
   auto module = ParseHloModule(R"(
 HloModule m, num_partitions=4
 ENTRY %e (a: f32[8,4]) -> f32[8,4] {
-  %a = f32[8,4] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual}}
-  ROOT %n = f32[8,4] negate(%a)
+  %a = f32[8,4] parameter(0), sharding={devices=[2,2]<=[4]}
+  ROOT %n = f32[8,4] negate(%a), sharding={devices=[2,1,2]<=[4] last_tile_dims={manual}}
 })");
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<PartitionReport> report = PartitionModule(**module);

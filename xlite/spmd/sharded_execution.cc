@@ -1,5 +1,7 @@
 #include "xlite/spmd/sharded_execution.h"
 
+#include <map>
+
 #include "xlite/base/status.h"
 #include "xlite/eval/array_copy.h"
 #include "xlite/eval/multi_device.h"
@@ -11,9 +13,11 @@
 namespace xlite::spmd {
 namespace {
 
+// A partially manual value splits as its data dims say: every manual group
+// takes the same global value (and must give back the same result).
 absl::Status CheckSplittable(const HloSharding& sharding, const Shape& shape) {
-  if (sharding.IsManual() || sharding.IsManualSubgroup()) {
-    return Unimplemented("not supported yet: splitting a global value of ", shape.ToString(false),
+  if (sharding.IsManual()) {
+    return Unimplemented("splitting a global value of ", shape.ToString(false),
                          " under the manual sharding ", PrintSharding(sharding));
   }
   return absl::OkStatus();
@@ -88,6 +92,19 @@ absl::StatusOr<Literal> AssembleFromShards(absl::Span<const Literal> shards,
                              " but is ", shard.shape().ToString(false));
     }
   }
+  if (leaf.IsManualSubgroup()) {
+    // Devices holding the same tile in different manual groups must agree.
+    std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> first_holder;
+    for (int64_t device = 0; device < static_cast<int64_t>(shards.size()); ++device) {
+      XLITE_ASSIGN_OR_RETURN(auto bounds, leaf.TileBounds(global_shape, device));
+      auto [it, first] = first_holder.emplace(bounds, device);
+      if (!first && !(shards[device] == shards[it->second])) {
+        return InvalidArgument("devices ", it->second, " and ", device, " hold the same tile of ",
+                               global_shape.ToString(false), " under ", PrintSharding(leaf),
+                               " in different manual groups but computed different values");
+      }
+    }
+  }
   if (!global_shape.IsArray() || !IsSplit(leaf)) return shards.front();
   Literal global(global_shape);
   for (int64_t device = 0; device < static_cast<int64_t>(shards.size()); ++device) {
@@ -149,7 +166,7 @@ absl::StatusOr<Literal> RunPartitioned(const HloModule& partitioned, const Entry
                                        const EvalOptions& options) {
   const int64_t n = partitioned.config().num_partitions;
   if (partitioned.config().replica_count != 1) {
-    return Unimplemented("not supported yet: running a partitioned module with replica_count=",
+    return Unimplemented("running a partitioned module with replica_count=",
                          partitioned.config().replica_count);
   }
   XLITE_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> args,
