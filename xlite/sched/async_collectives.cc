@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/call_graph.h"
 #include "xlite/base/strings.h"
-#include "xlite/inference/collective_groups.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/schedule.h"
 #include "xlite/passes/instruction_maker.h"
@@ -27,9 +26,7 @@ std::optional<AsyncForm> AsyncFormOf(const HloInstruction& inst) {
       return AsyncForm{HloOpcode::kAllReduceStart, HloOpcode::kAllReduceDone};
     case HloOpcode::kAllGather:
       return AsyncForm{HloOpcode::kAllGatherStart, HloOpcode::kAllGatherDone};
-    case HloOpcode::kCollectivePermute:
-      // The in-place form (buffers and offsets as operands) stays synchronous.
-      if (IsInPlaceCollectivePermute(inst)) return std::nullopt;
+    case HloOpcode::kCollectivePermute:  // the in-place form too, as XLA
       return AsyncForm{HloOpcode::kCollectivePermuteStart, HloOpcode::kCollectivePermuteDone};
     case HloOpcode::kReduceScatter:
     case HloOpcode::kAllToAll:
@@ -186,7 +183,8 @@ absl::StatusOr<bool> ConvertAsyncCollectivesToSyncPass::Run(HloModule& module) {
     std::vector<std::pair<HloInstruction*, HloInstruction*>> pairs;
     for (size_t i = 1; i < before.size(); ++i) {
       const HloInstruction* start = StartOfDone(*before[i]);
-      if (start == before[i - 1] && start->user_count() == 1 && WrapsOnlyTheCollective(*start) &&
+      if (start == before[i - 1] && start->opcode() != HloOpcode::kCopyStart &&
+          start->user_count() == 1 && WrapsOnlyTheCollective(*start) &&
           start->control_successors().empty() && before[i]->control_predecessors().empty()) {
         pairs.push_back({before[i - 1], before[i]});
       }

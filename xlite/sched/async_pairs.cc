@@ -18,6 +18,8 @@ std::string_view CollectiveKindName(CollectiveKind kind) {
       return "collective-permute";
     case CollectiveKind::kOther:
       return "other-collective";
+    case CollectiveKind::kCopy:
+      return "copy";
   }
   return "other-collective";
 }
@@ -49,6 +51,8 @@ std::optional<CollectiveKind> CollectiveKindOf(const HloInstruction& inst) {
     case HloOpcode::kCollectiveBroadcast:
     case HloOpcode::kCollectiveReduce:
       return CollectiveKind::kOther;
+    case HloOpcode::kCopyStart:
+      return CollectiveKind::kCopy;
     default:
       return std::nullopt;
   }
@@ -59,6 +63,7 @@ bool IsAsyncCollectiveStart(const HloInstruction& inst) {
     case HloOpcode::kAllReduceStart:
     case HloOpcode::kAllGatherStart:
     case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCopyStart:
       return true;
     case HloOpcode::kAsyncStart:
       return CollectiveKindOf(inst).has_value();
@@ -72,6 +77,7 @@ const HloInstruction* StartOfDone(const HloInstruction& done) {
     case HloOpcode::kAllReduceDone:
     case HloOpcode::kAllGatherDone:
     case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCopyDone:
     case HloOpcode::kAsyncDone:
       break;
     default:

@@ -12,6 +12,7 @@
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/local_memory.h"
 #include "xlite/sched/memory_scheduler.h"
+#include "xlite/sched/schedule_constraints.h"
 #include "xlite/sched/step_estimate.h"
 
 namespace xlite {
@@ -39,24 +40,26 @@ std::vector<int64_t> PeaksOverLimit(const Liveness& liveness, int64_t limit) {
 HloSchedule::Sequence LatencyHidingOrder(const LocalMemory& memory,
                                          absl::Span<HloInstruction* const> base,
                                          LatencyModel& model, const LatencyHidingOptions& options,
-                                         const MemoryBudget& budget) {
+                                         const MemoryBudget& budget,
+                                         const ScheduleConstraints& constraints) {
   const int32_t n = static_cast<int32_t>(base.size());
   absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
   for (int32_t i = 0; i < n; ++i) index[base[i]] = i;
   std::vector<int32_t> pending_successors(n, 0);
   std::vector<std::vector<int32_t>> predecessors(n);
+  auto add_edge = [&](const HloInstruction* pred, int32_t i) {
+    auto it = index.find(pred);
+    if (it == index.end()) return;
+    std::vector<int32_t>& preds = predecessors[i];
+    if (std::find(preds.begin(), preds.end(), it->second) != preds.end()) return;
+    preds.push_back(it->second);
+    ++pending_successors[it->second];
+  };
   for (int32_t i = 0; i < n; ++i) {
-    auto add = [&](const HloInstruction* pred) {
-      auto it = index.find(pred);
-      if (it == index.end()) return;
-      std::vector<int32_t>& preds = predecessors[i];
-      if (std::find(preds.begin(), preds.end(), it->second) != preds.end()) return;
-      preds.push_back(it->second);
-      ++pending_successors[it->second];
-    };
-    for (const HloInstruction* operand : base[i]->operands()) add(operand);
-    for (const HloInstruction* pred : base[i]->control_predecessors()) add(pred);
+    for (const HloInstruction* operand : base[i]->operands()) add_edge(operand, i);
+    for (const HloInstruction* pred : base[i]->control_predecessors()) add_edge(pred, i);
   }
+  for (const OrderEdge& edge : constraints.edges) add_edge(edge.first, index.at(edge.second));
   enum class Role : uint8_t { kCompute, kStart, kDone };
   std::vector<Role> role(n, Role::kCompute);
   std::vector<int> kind(n, 0);
@@ -91,6 +94,29 @@ HloSchedule::Sequence LatencyHidingOrder(const LocalMemory& memory,
   }
 
   std::vector<int> in_flight(kNumCollectiveKinds, 0);
+  // A call site may not run while collectives of a kind it holds are in
+  // flight beyond the room left (XLA's overlap limit over callees).
+  std::vector<const KindCounts*> callee_dones(n, nullptr);
+  for (const auto& [site, counts] : constraints.callee_dones)
+    callee_dones[index.at(site)] = &counts;
+  auto blocked = [&](int32_t i) {
+    if (callee_dones[i] == nullptr) return false;
+    for (int k = 0; k < kNumCollectiveKinds; ++k) {
+      if (in_flight[k] > 0 &&
+          options.max_in_flight_per_kind - in_flight[k] < (*callee_dones[i])[k]) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // Compute reading a done unlocks it (XLA's kUnlockDone).
+  std::vector<bool> reads_done(n, false);
+  for (int32_t i = 0; i < n; ++i) {
+    for (const HloInstruction* operand : base[i]->operands()) {
+      auto it = index.find(operand);
+      if (it != index.end() && role[it->second] == Role::kDone) reads_done[i] = true;
+    }
+  }
   BottomUpMemory tracker(memory);
   std::vector<int32_t> local(n);
   for (int32_t i = 0; i < n; ++i) local[i] = memory.index.at(base[i]);
@@ -168,6 +194,21 @@ HloSchedule::Sequence LatencyHidingOrder(const LocalMemory& memory,
     return best;
   };
   auto no_rank = [](int32_t) { return 0.0; };
+  // A start whose latency is covered against ready compute, as XLA ranks
+  // them: a start with no collective above it goes as early as it can
+  // (kStartAtZeroDepth); else, with async depth, the deeper first
+  // (kAsyncDepth); then the one that reads a done (kUnlockDone); then the
+  // later in the base order (kOriginalOrder). A chained start thus closes
+  // once its latency is covered, leaving the compute above it to the
+  // collectives it waits on.
+  auto start_first = [&](int32_t start, int32_t compute) {
+    if (async_depth[start] == 0) return false;
+    if (deepest_first && async_depth[start] != async_depth[compute]) {
+      return async_depth[start] > async_depth[compute];
+    }
+    if (reads_done[start] != reads_done[compute]) return static_cast<bool>(reads_done[start]);
+    return start > compute;
+  };
   auto free_done = [&](int32_t i) {
     return role[i] == Role::kDone && in_flight[kind[i]] < options.max_in_flight_per_kind;
   };
@@ -191,23 +232,24 @@ HloSchedule::Sequence LatencyHidingOrder(const LocalMemory& memory,
     }
     if (chosen < 0 && budget.Exceeded(tracker)) {
       // Over the limit: whatever frees the most.
-      chosen = pick_ranked([](int32_t) { return true; },
+      chosen = pick_ranked([&](int32_t i) { return !blocked(i); },
                            [&](int32_t i) { return static_cast<double>(tracker.Change(local[i])); },
                            true);
     }
     if (chosen < 0) {
-      // Compute that fits, in preference order.
+      // Compute that fits, in preference order, or a start whose latency is
+      // covered where XLA's cascade ranks it first.
+      int32_t compute = -1;
       for (const ComputeKey& key : ready_compute) {
         const int32_t i = -key.second;
-        if (eligible(i) && fits(i)) {
-          chosen = i;
+        if (eligible(i) && fits(i) && !blocked(i)) {
+          compute = i;
           break;
         }
       }
-    }
-    if (chosen < 0) {
-      chosen = pick_ranked([&](int32_t i) { return role[i] == Role::kStart && ready_at[i] <= now; },
-                           no_rank, false);
+      const int32_t start = pick_ranked(
+          [&](int32_t i) { return role[i] == Role::kStart && ready_at[i] <= now; }, no_rank, false);
+      chosen = start >= 0 && (compute < 0 || start_first(start, compute)) ? start : compute;
     }
     if (chosen < 0) {
       // Every start still has latency to cover: the one ready soonest stalls least.
@@ -217,8 +259,9 @@ HloSchedule::Sequence LatencyHidingOrder(const LocalMemory& memory,
     if (chosen < 0) {
       // Nothing fits: the least memory, a done over the resource limit
       // last (only to break a cycle of waits).
-      chosen = pick_ranked([&](int32_t i) { return role[i] != Role::kDone || free_done(i); },
-                           [&](int32_t i) { return static_cast<double>(running_bytes(i)); }, true);
+      chosen = pick_ranked(
+          [&](int32_t i) { return (role[i] != Role::kDone || free_done(i)) && !blocked(i); },
+          [&](int32_t i) { return static_cast<double>(running_bytes(i)); }, true);
     }
     if (chosen < 0) chosen = pick_ranked([](int32_t) { return true; }, no_rank, true);
     const int32_t i = chosen;
@@ -254,8 +297,8 @@ namespace {
 // rounds included, then the fallback to base orders.
 absl::StatusOr<LatencyHidingResult> ScheduleOnce(
     const AliasAnalysis& aliases, const HloSchedule& base, const std::vector<LocalMemory>& memories,
-    std::vector<MemoryBudget> budgets, LatencyModel& model, const LatencyHidingOptions& options,
-    LatencyHidingResult result) {
+    std::vector<MemoryBudget> budgets, const std::vector<ScheduleConstraints>& constraints,
+    LatencyModel& model, const LatencyHidingOptions& options, LatencyHidingResult result) {
   const std::vector<const HloComputation*>& computations =
       aliases.dataflow().sequential_computations();
   result.schedule = base;
@@ -281,7 +324,7 @@ absl::StatusOr<LatencyHidingResult> ScheduleOnce(
       dirty[k] = false;
       result.schedule.set_sequence(
           *computations[k], LatencyHidingOrder(memories[k], base.sequence(*computations[k]), model,
-                                               options, budgets[k]));
+                                               options, budgets[k], constraints[k]));
     }
     XLITE_ASSIGN_OR_RETURN(liveness, Liveness::Run(aliases, result.schedule));
     result.peak_bytes = liveness->peak_bytes();
@@ -321,9 +364,20 @@ absl::StatusOr<LatencyHidingResult> ScheduleOnce(
 }  // namespace
 
 absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& aliases,
-                                                          const HloSchedule& base,
+                                                          const HloSchedule& given,
                                                           LatencyModel& model,
                                                           const LatencyHidingOptions& options) {
+  // The base order with every use of a buffer an async done writes before
+  // the start (a valid schedule, but one XLA's would not produce).
+  HloSchedule base = given;
+  std::vector<ScheduleConstraints> constraints;
+  ScheduleConstraintBuilder builder(aliases);
+  for (const HloComputation* c : aliases.dataflow().sequential_computations()) {
+    constraints.push_back(builder.For(given.sequence(*c)));
+    if (!constraints.back().reordered.empty()) {
+      base.set_sequence(*c, std::move(constraints.back().reordered));
+    }
+  }
   LatencyHidingResult result;
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> base_liveness, Liveness::Run(aliases, base));
   result.base_peak_bytes = base_liveness->peak_bytes();
@@ -348,8 +402,9 @@ absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& a
   for (bool deepest_first : variants) {
     LatencyHidingOptions variant = options;
     variant.async_depth_first = deepest_first;
-    XLITE_ASSIGN_OR_RETURN(LatencyHidingResult scheduled,
-                           ScheduleOnce(aliases, base, memories, budgets, model, variant, result));
+    XLITE_ASSIGN_OR_RETURN(
+        LatencyHidingResult scheduled,
+        ScheduleOnce(aliases, base, memories, budgets, constraints, model, variant, result));
     XLITE_ASSIGN_OR_RETURN(StepEstimate step,
                            EstimateStep(aliases.dataflow().module(), scheduled.schedule, model));
     if (!best.has_value() || step.step_seconds < best_seconds) {

@@ -7,8 +7,12 @@
 // first match wins: a done whose kind has a free resource and that keeps
 // memory under the limit; a start whose latency is covered and whose kind a
 // waiting done needs; over the limit, whatever frees the most; compute that
-// fits, the deepest in async depth first; starts whose latency is covered; the start that stalls
-// least; the least memory; a done over the resource limit (only to break a cycle of waits). Where
+// fits, the deepest in async depth first, unless a start whose latency is covered ranks first as
+// in XLA's cascade (one below another collective, deeper, reading a done, or later in the base
+// order); starts whose latency is covered; the start that stalls least; the least memory; a done
+// over the resource limit (only to break a cycle of waits). Compute never runs while collectives
+// of a kind its callees hold are in flight beyond the room left, and a start never runs before a
+// use of the buffer its done writes (schedule_constraints.h). Where
 // an order still ends over the limit, the instruction at the peak is held at its base position and
 // the order made again; a computation that stays over gets its base order back.
 #ifndef XLITE_SCHED_LATENCY_HIDING_SCHEDULER_H_
@@ -23,6 +27,7 @@
 #include "xlite/passes/pass.h"
 #include "xlite/sched/latency_model.h"
 #include "xlite/sched/local_memory.h"
+#include "xlite/sched/schedule_constraints.h"
 
 namespace xlite {
 
@@ -48,13 +53,14 @@ struct LatencyHidingResult {
   int64_t barriers = 0;
 };
 
-// Orders one computation from its base order (a valid schedule of it),
-// keeping the bytes of `memory` (the computation's) within `budget` where
-// it can.
+// Orders one computation from its base order (a valid schedule of it that
+// respects `constraints`), keeping the bytes of `memory` (the computation's)
+// within `budget` where it can.
 HloSchedule::Sequence LatencyHidingOrder(const LocalMemory& memory,
                                          absl::Span<HloInstruction* const> base,
                                          LatencyModel& model, const LatencyHidingOptions& options,
-                                         const MemoryBudget& budget);
+                                         const MemoryBudget& budget,
+                                         const ScheduleConstraints& constraints);
 
 // Every sequential computation of the analysed module, from `base`. Fails
 // when even the base order is over an explicit memory limit.

@@ -38,6 +38,8 @@ CollectiveEstimate AlphaBeta(CollectiveKind kind, double bytes, int64_t n, doubl
       estimate.seconds = alpha + bytes * beta;
       estimate.algorithm = "direct";
       break;
+    case CollectiveKind::kCopy:  // not over the interconnect: LatencyModel::Collective
+      break;
   }
   return estimate;
 }
@@ -83,6 +85,15 @@ CollectiveEstimate LatencyModel::Collective(const HloInstruction& inst) {
   std::optional<CollectiveKind> kind = CollectiveKindOf(inst);
   if (!kind.has_value()) return {};
   const HloInstruction& op = CommunicatingInstruction(inst);
+  if (*kind == CollectiveKind::kCopy) {
+    // Read and written once at the device's memory bandwidth.
+    CollectiveEstimate copy;
+    copy.bytes = OperandBytes(op);
+    copy.algorithm = "copy";
+    const double bandwidth = device_.memory_bandwidth_bytes_per_second;
+    copy.seconds = bandwidth > 0 ? 2 * copy.bytes / bandwidth : 0;
+    return copy;
+  }
   int64_t n = 1;
   if (op.opcode() == HloOpcode::kCollectivePermute ||
       op.opcode() == HloOpcode::kCollectivePermuteStart) {
@@ -92,8 +103,11 @@ CollectiveEstimate LatencyModel::Collective(const HloInstruction& inst) {
     n = GroupSizeOf(op).value_or(1);
   }
   // Ring algorithms are stated over the full array: the gathered result, the
-  // scattered operand, the reduced array.
-  const double bytes = *kind == CollectiveKind::kAllGather ? ResultBytes(op) : OperandBytes(op);
+  // scattered operand, the reduced array; the in-place permute sends from its
+  // input buffer (operand 0) into the output buffer it is given.
+  const double bytes = *kind == CollectiveKind::kAllGather ? ResultBytes(op)
+                       : IsInPlaceCollectivePermute(op)    ? ShapeBytes(op.operand(0)->shape())
+                                                           : OperandBytes(op);
   return AlphaBeta(*kind, bytes, n, device_.interconnect_latency_seconds,
                    device_.interconnect_bandwidth_bytes_per_second);
 }

@@ -1,7 +1,9 @@
 // Latency model of the schedulers: compute time of an instruction from the
 // cost analysis and the device's roofline (as `xlite cost`), and collective
 // time from an alpha-beta model per algorithm over the replica group size
-// (alpha: the device's interconnect latency, beta: 1 / its bandwidth).
+// (alpha: the device's interconnect latency, beta: 1 / its bandwidth); an
+// async copy (copy-start) takes its bytes read and written at the memory
+// bandwidth.
 #ifndef XLITE_SCHED_LATENCY_MODEL_H_
 #define XLITE_SCHED_LATENCY_MODEL_H_
 

@@ -58,12 +58,19 @@ TEST(AsyncSugarTest, WrappedOpAttributesAndCalledComputationsGoOnTheStart) {
       "  %s = ((f32[4,2]{1,0}, f32[]), f32[4]{0}, s32[]) reduce-start(%p, %i), "
       "async_execution_thread=\"t\", dimensions={1}, to_apply=%add, metadata={op_name=\"r\"}\n"
       "  ROOT %d = f32[4]{0} reduce-done(%s)\n}\n\n";
-  EXPECT_EQ(Printed(text), text);
-  // The wrapped computation carries the thread, as XLA's async-start sets it.
+  // The wrapped computation and the reducer it calls carry the thread, as
+  // XLA's async-start sets it, and print it.
+  std::string printed = text;
+  const std::string reducer_end = "ROOT %z = f32[] add(%x, %y)\n}";
+  printed.replace(printed.find(reducer_end), reducer_end.size(),
+                  reducer_end + ", execution_thread=\"t\"");
+  EXPECT_EQ(Printed(text), printed);
+  EXPECT_EQ(Printed(printed), printed);
   auto module = ParseHloModule(text);
   ASSERT_TRUE(module.ok());
   const HloInstruction* done = (*module)->entry_computation()->root_instruction();
   EXPECT_EQ(done->called_computations()[0]->execution_thread(), "t");
+  EXPECT_EQ((*module)->GetComputation("add")->execution_thread(), "t");
 }
 
 TEST(AsyncSugarTest, ChainsThatSugarWouldChangeStayExplicit) {

@@ -645,7 +645,21 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   XLITE_RETURN_IF_ERROR(ParseOpcodeAttributes(op.get(), start, offset, &thread_spec));
   *wrapped = computation->AddInstruction(std::move(op));
   computation->set_root_instruction(*wrapped);
-  computation->set_execution_thread(async->execution_thread);  // as XLA's async-start does
+  // As XLA's async-start does, down through what the wrapped op calls.
+  computation->set_execution_thread(async->execution_thread);
+  std::vector<HloComputation*> callees((*wrapped)->called_computations().begin(),
+                                       (*wrapped)->called_computations().end());
+  while (!callees.empty()) {
+    HloComputation* callee = callees.back();
+    callees.pop_back();
+    if (callee->execution_thread() == async->execution_thread) continue;
+    callee->set_execution_thread(async->execution_thread);
+    for (const auto& inst : callee->instructions()) {
+      if (inst->opcode() == HloOpcode::kAsyncStart) continue;  // a nested async keeps its thread
+      callees.insert(callees.end(), inst->called_computations().begin(),
+                     inst->called_computations().end());
+    }
+  }
   start->AppendCalledComputation(AddSyntheticComputation(std::move(computation), "async_wrapped"));
   return absl::OkStatus();
 }
