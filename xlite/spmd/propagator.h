@@ -74,8 +74,8 @@ class Propagator {
                                           int64_t operand_index);
   bool FromOutfeed(const HloInstruction& outfeed, int64_t operand_index);
   bool CopyLeaves(const HloInstruction* from, int64_t from_first, const HloInstruction* to,
-                  int64_t to_first, int64_t count, ShardingOrigin::Kind kind,
-                  std::string_view rule, bool allow_aggressive = false);
+                  int64_t to_first, int64_t count, ShardingOrigin::Kind kind, std::string_view rule,
+                  bool allow_aggressive = false);
 
   void RunLevel();
   void FinalizeLinks();
