@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "absl/strings/str_cat.h"
+#include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/array_copy.h"
 #include "xlite/eval/multi_device.h"
@@ -158,6 +160,13 @@ absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module) {
   XLITE_ASSIGN_OR_RETURN(PassPipeline cleanup, ParsePipelineSpec("spmd-cleanup"));
   PipelineReport pipeline_report;
   XLITE_RETURN_IF_ERROR(cleanup.Run(module, PipelineOptions{}, &pipeline_report).status());
+  // The partitioned module runs on the evaluator next: a module that does
+  // not verify (a partitioner bug) is an error here, not out-of-bounds reads.
+  absl::Status verified = VerifyModule(module);
+  if (!verified.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "the partitioned module does not verify (a partitioner bug): ", verified.message()));
+  }
   return result;
 }
 

@@ -39,7 +39,7 @@ struct SpmdResult {
 
 // Runs the `spmd` pipeline on `module` step by step (sharding propagation,
 // the partitioner, then the `spmd-cleanup` pipeline), keeping what running
-// the partitioned module needs.
+// the partitioned module needs; the result is verified before it is run.
 absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module);
 
 // The argument list of one partition from the global arguments.
