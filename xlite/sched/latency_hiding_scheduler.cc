@@ -1,7 +1,6 @@
 #include "xlite/sched/latency_hiding_scheduler.h"
 
 #include <algorithm>
-#include <limits>
 #include <set>
 
 #include "absl/container/flat_hash_map.h"

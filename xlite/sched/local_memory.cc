@@ -25,7 +25,7 @@ LocalMemory::LocalMemory(const AliasAnalysis& aliases, const HloComputation& c) 
   const DataflowAnalysis& df = aliases.dataflow();
   defined_bytes.assign(instructions.size(), 0);
   reads.assign(instructions.size(), {});
-  defines.assign(instructions.size(), {});
+  std::vector<std::vector<int32_t>> defines(instructions.size());  // local buffer ids
   for (size_t i = 0; i < instructions.size(); ++i) {
     const HloInstruction* inst = instructions[i];
     absl::flat_hash_set<int32_t> read;

@@ -32,11 +32,11 @@ struct LocalMemory {
   absl::flat_hash_map<const HloInstruction*, int32_t> index;  // looked up only
   std::vector<int64_t> defined_bytes;           // every buffer it writes but parameters
   std::vector<std::vector<int32_t>> reads;      // local buffer ids, sorted
-  std::vector<std::vector<int32_t>> defines;    // local buffer ids
   absl::flat_hash_map<int32_t, int64_t> bytes;  // local buffer -> size
   absl::flat_hash_map<int32_t, std::vector<int32_t>> readers;  // local buffer -> instructions
-  // The same buffers numbered densely from 0 (slots), for trackers that
-  // look them up at every step.
+  // The buffers each instruction reads and the local ones it writes,
+  // numbered densely from 0 (slots), for trackers that look them up at
+  // every step.
   std::vector<std::vector<int32_t>> read_slots, define_slots;
   std::vector<int64_t> slot_bytes;
 };
