@@ -12,6 +12,7 @@
 
 #include "xlite/ir/literal.h"
 #include "xlite/ir/shape.h"
+#include "xlite/ir/named_sharding.h"
 #include "xlite/ir/sharding.h"
 
 namespace xlite {
@@ -92,12 +93,6 @@ struct ScatterDimensions {
 };
 
 // replica_groups: explicit `{{0,1},{2,3}}` or iota `[g,s]<=[dims]T(perm)`.
-struct MeshAxis {
-  std::string name;
-  int64_t size = 0;
-  bool operator==(const MeshAxis&) const = default;
-};
-
 struct ReplicaGroups {
   bool is_iota = false;
   std::vector<std::vector<int64_t>> groups;  // explicit form

@@ -1,11 +1,13 @@
 // HloSharding: every sharding form of HLO text — replicated, maximal, manual,
 // unknown, unreduced, tiled (explicit or iota tile assignment, with
 // last_tile_dim_replicate / last_tile_dims subgroups), and tuple — with the
-// mapping from devices to tiles.
+// mapping from devices to tiles. Mesh ("V3") shardings are held in their
+// tile-assignment meaning, with the mesh form kept for printing.
 #ifndef XLITE_IR_SHARDING_H_
 #define XLITE_IR_SHARDING_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +20,8 @@
 #include "xlite/ir/shape.h"
 
 namespace xlite {
+
+struct NamedSharding;
 
 // The device array of a tiled sharding: an N-d array of device ids, given
 // either explicitly (row-major list) or as iota(prod(reshape)) reshaped to
@@ -139,10 +143,21 @@ class HloSharding {
     bool operator==(const ShardGroup&) const = default;
   };
   const std::optional<ShardGroup>& shard_group() const { return shard_group_; }
-  void set_shard_group(ShardGroup g) { shard_group_ = g; }
+  // A shard group is only written in the tile-assignment form.
+  void set_shard_group(ShardGroup g) {
+    shard_group_ = g;
+    named_.reset();
+  }
   void clear_shard_group() { shard_group_.reset(); }
   const std::vector<OpMetadata>& metadata() const { return metadata_; }
   std::vector<OpMetadata>& mutable_metadata() { return metadata_; }
+
+  // The mesh form (named_sharding.h) this sharding was written in, or null:
+  // the printer writes it back; every query above answers from the
+  // equivalent tile-assignment form. A sharding derived by a transformation
+  // has none.
+  const NamedSharding* named() const { return named_.get(); }
+  void set_named(std::shared_ptr<const NamedSharding> named) { named_ = std::move(named); }
 
   // The per-dimension [start, limit) of the tile `device` owns for an array
   // of `shape` (the whole shape for replicated/maximal/manual); error when
@@ -172,6 +187,7 @@ class HloSharding {
   std::vector<HloSharding> tuple_;
   std::optional<ShardGroup> shard_group_;
   std::vector<OpMetadata> metadata_;
+  std::shared_ptr<const NamedSharding> named_;
 };
 
 // The shape an outfeed's sharding describes: as in XLA, a tuple sharding
@@ -180,6 +196,12 @@ Shape OutfeedShardingShape(const HloSharding& sharding, const Shape& data);
 
 // The kinds of a sharding's trailing (non-data) tile dims, one per dim.
 std::vector<OpShardingType> TrailingTileTypes(const HloSharding& s);
+
+// Devices of `devices` (row-major over `dims`) with the axes permuted:
+// result axis k is source axis perm[k].
+std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
+                                      absl::Span<const int64_t> dims,
+                                      absl::Span<const int64_t> perm);
 
 // Row-major coordinates of `linear` in an array of `dims`.
 std::vector<int64_t> RowMajorCoordinates(int64_t linear, absl::Span<const int64_t> dims);

@@ -32,8 +32,8 @@ int XlaTypeRank(OpShardingType type) {
   return 7;
 }
 
-// Devices of `devices` (row-major over `dims`) with the axes permuted:
-// result axis k is source axis perm[k].
+}  // namespace
+
 std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
                                       absl::Span<const int64_t> dims,
                                       absl::Span<const int64_t> perm) {
@@ -51,7 +51,6 @@ std::vector<int64_t> TransposeDevices(const std::vector<int64_t>& devices,
   return out;
 }
 
-}  // namespace
 
 std::vector<OpShardingType> TrailingTileTypes(const HloSharding& s) {
   if (s.replicate_on_last_tile_dim()) return {OpShardingType::kReplicated};

@@ -363,41 +363,58 @@ absl::Status HloTextParser::ParseReplicaGroups(ReplicaGroups* groups) {
   return absl::OkStatus();
 }
 
-absl::Status HloTextParser::ParseMeshReplicaGroups(size_t offset, ReplicaGroups* groups) {
-  // The printer quotes names with '...' and does not escape them.
-  auto axis_name = [&](std::string* name) -> absl::Status {
-    size_t name_offset = tok().offset;
-    XLITE_RETURN_IF_ERROR(ParseString(name));
-    if (name->empty() || name->find_first_of("'\\") != std::string::npos) {
-      return ErrorAt(name_offset, "mesh axis names must be non-empty and free of quotes");
-    }
+absl::Status HloTextParser::ParseMeshAxisName(std::string* name, bool* quoted) {
+  // The newest printer quotes names with '...' and does not escape them;
+  // earlier ones wrote bare identifiers.
+  size_t name_offset = tok().offset;
+  if (quoted != nullptr) *quoted = kind() == TokKind::kString;
+  if (kind() == TokKind::kIdent) {
+    name->assign(tok().text);
+    Advance();
     return absl::OkStatus();
-  };
+  }
+  XLITE_RETURN_IF_ERROR(ParseString(name));
+  if (name->empty() || name->find_first_of("'\\") != std::string::npos) {
+    return ErrorAt(name_offset, "mesh axis names must be non-empty and free of quotes");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::ParseMeshAxes(std::vector<MeshAxis>* axes, bool* quoted) {
   int64_t devices = 1;
-  XLITE_RETURN_IF_ERROR(
-      ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[", [&]() -> absl::Status {
-        MeshAxis axis;
-        size_t axis_offset = tok().offset;
-        XLITE_RETURN_IF_ERROR(axis_name(&axis.name));
-        XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
-        XLITE_RETURN_IF_ERROR(ParseInt(&axis.size));
-        for (const MeshAxis& other : groups->mesh_axes) {
-          if (other.name == axis.name) {
-            return ErrorAt(axis_offset, Cat("duplicate mesh axis '", axis.name, "'"));
-          }
-        }
-        if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
-          return ErrorAt(axis_offset, "invalid mesh axis size");
-        }
-        devices *= axis.size;
-        groups->mesh_axes.push_back(std::move(axis));
-        return absl::OkStatus();
-      }));
+  return ParseDelimited(TokKind::kLbracket, TokKind::kRbracket, "[", [&]() -> absl::Status {
+    MeshAxis axis;
+    size_t axis_offset = tok().offset;
+    if (kind() == TokKind::kAttrName) {  // `name=4`: a bare name and its '='
+      axis.name.assign(tok().text);
+      if (quoted != nullptr) *quoted = false;
+      Advance();
+    } else {
+      XLITE_RETURN_IF_ERROR(ParseMeshAxisName(&axis.name, quoted));
+      XLITE_RETURN_IF_ERROR(Expect(TokKind::kEqual, "'='"));
+    }
+    XLITE_RETURN_IF_ERROR(ParseInt(&axis.size));
+    for (const MeshAxis& other : *axes) {
+      if (other.name == axis.name) {
+        return ErrorAt(axis_offset, Cat("duplicate mesh axis '", axis.name, "'"));
+      }
+    }
+    if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
+      return ErrorAt(axis_offset, "invalid mesh axis size");
+    }
+    devices *= axis.size;
+    axes->push_back(std::move(axis));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status HloTextParser::ParseMeshReplicaGroups(size_t offset, ReplicaGroups* groups) {
+  XLITE_RETURN_IF_ERROR(ParseMeshAxes(&groups->mesh_axes, nullptr));
   if (groups->mesh_axes.empty()) return ErrorAt(offset, "a mesh needs at least one axis");
   return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
     std::string name;
     size_t name_offset = tok().offset;
-    XLITE_RETURN_IF_ERROR(axis_name(&name));
+    XLITE_RETURN_IF_ERROR(ParseMeshAxisName(&name, nullptr));
     auto& axes = groups->mesh_axes;
     auto it =
         std::find_if(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == name; });

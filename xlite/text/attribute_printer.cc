@@ -104,22 +104,11 @@ void AppendIntListList(const std::vector<std::vector<int64_t>>& lists, std::stri
 
 void AppendReplicaGroups(const ReplicaGroups& g, std::string* out) {
   if (g.is_mesh()) {
-    out->append("mesh[");
-    for (size_t i = 0; i < g.mesh_axes.size(); ++i) {
-      if (i > 0) out->push_back(',');
-      out->push_back('\'');
-      out->append(g.mesh_axes[i].name);
-      out->append("'=");
-      AppendInt(g.mesh_axes[i].size, out);
-    }
-    out->append("] ");
+    AppendMeshAxes(g.mesh_axes, /*quoted=*/true, out);
+    out->push_back(' ');
     AppendBraced(
         g.mesh_selected, ",",
-        [&](int64_t axis) {
-          out->push_back('\'');
-          out->append(g.mesh_axes[axis].name);
-          out->push_back('\'');
-        },
+        [&](int64_t axis) { AppendMeshAxisName(g.mesh_axes[axis].name, /*quoted=*/true, out); },
         out);
     return;
   }

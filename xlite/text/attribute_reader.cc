@@ -11,6 +11,7 @@
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
 #include "xlite/text/attribute_schema.h"
+#include "xlite/ir/named_sharding.h"
 #include "xlite/text/parser_impl.h"
 
 namespace xlite {
@@ -323,7 +324,7 @@ absl::Status HloTextParser::ParseCommonAttribute(std::string_view name, HloInstr
   if (name == "sharding") {
     HloSharding sharding;
     XLITE_RETURN_IF_ERROR(ParseSharding(&sharding));
-    inst->set_sharding(std::move(sharding));
+    inst->set_sharding(FitNamedShardingToShape(sharding, inst->shape()));
   } else if (name == "metadata") {
     return ParseMetadata(inst->mutable_metadata());
   } else if (name == "frontend_attributes") {

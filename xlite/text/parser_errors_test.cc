@@ -128,12 +128,6 @@ TEST(ParserErrorsTest, MeshReplicaGroups) {
 }
 
 TEST(ParserErrorsTest, NotSupportedYet) {
-  auto module =
-      ParseHloModule("ENTRY e {\n  x = f32[2] parameter(0), sharding={mesh[a=2], [{a}]}\n}");
-  ASSERT_FALSE(module.ok());
-  EXPECT_EQ(module.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(module.status().message()),
-              HasSubstr("not supported yet: mesh (V3) shardings"));
   // Every caller infers a left-out shape with xlite/inference's rules.
   auto inferred = ParseHloModule(
       "ENTRY e {\n  x = f32[2,3] parameter(0)\n  y = transpose(x), "

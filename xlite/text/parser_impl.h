@@ -127,6 +127,15 @@ class HloTextParser {
   // ------------------------------------------------ sharding (sharding_parser.cc)
   absl::Status ParseSharding(HloSharding* sharding);
   absl::Status ParseSingleSharding(HloSharding* sharding);
+  // The mesh ("V3") form, from the word `mesh` / `maximal_mesh` after the
+  // opening brace at `offset` through the closing brace.
+  absl::Status ParseNamedSharding(size_t offset, HloSharding* sharding);
+  absl::Status ParseMeshAxisRef(const Mesh& mesh, MeshAxisRef* ref);
+  absl::Status ParseMeshDeviceIds(Mesh* mesh);
+  // Iota device forms: `reshape` positive with `devices` in all (perm
+  // filled in as the identity when empty, else checked to be a permutation).
+  absl::Status CheckIotaForm(size_t offset, const std::vector<int64_t>& reshape,
+                             std::vector<int64_t>* perm, int64_t devices);
   absl::Status ParseShardingMetadata(std::vector<OpMetadata>* metadata);
 
   // ------------------------------------------------ attributes (attribute_reader.cc)
@@ -147,6 +156,10 @@ class HloTextParser {
   absl::Status ParseReplicaGroups(ReplicaGroups* groups);
   // After `mesh`: `['a'=2,'b'=2] {'b'}`.
   absl::Status ParseMeshReplicaGroups(size_t offset, ReplicaGroups* groups);
+  // `['a'=2,'b'=4]` (possibly empty) and one axis name, quoted or bare
+  // (`quoted`, when given, says which the text used).
+  absl::Status ParseMeshAxes(std::vector<MeshAxis>* axes, bool* quoted);
+  absl::Status ParseMeshAxisName(std::string* name, bool* quoted);
   absl::Status ParsePairs(std::vector<std::pair<int64_t, int64_t>>* pairs);
   absl::Status ParseOutputOperandAliasing(std::vector<OutputOperandAlias>* aliasing);
   absl::Status ParsePrecisionList(std::vector<Precision>* precision);

@@ -236,8 +236,9 @@ TEST(ParserTest, Shardings) {
   EXPECT_EQ(tuple->tuple_elements()[3].kind(), HloSharding::Kind::kUnknown);
   EXPECT_EQ(tuple->tuple_elements()[4].kind(), HloSharding::Kind::kUnreduced);
   EXPECT_TRUE(ParseSharding("{}").ok());
-  auto mesh = ParseSharding("{mesh[a=2], [{a}]}");
-  EXPECT_EQ(mesh.status().code(), absl::StatusCode::kUnimplemented);
+  auto mesh = ParseSharding("{mesh[a=2], [{a}]}");  // mesh form: named_sharding_test.cc
+  ASSERT_TRUE(mesh.ok()) << mesh.status().message();
+  EXPECT_EQ(mesh->NumTiles(), 2);
   EXPECT_FALSE(ParseSharding("{replicated devices=[2]0,1}").ok());
   EXPECT_FALSE(ParseSharding("{devices=[2]0,1,2}").ok());
   EXPECT_FALSE(ParseSharding("{maximal}").ok());

@@ -22,6 +22,9 @@ void AppendIntsJoined(absl::Span<const int64_t> values, std::string* out);
 // replica groups); the transpose is written only for a multi-dim reshape.
 void AppendIotaDevices(absl::Span<const int64_t> reshape, absl::Span<const int64_t> perm,
                        std::string* out);
+// `'a'` (or `a` when not `quoted`) and `mesh['a'=2,'b'=4]`.
+void AppendMeshAxisName(std::string_view name, bool quoted, std::string* out);
+void AppendMeshAxes(const std::vector<MeshAxis>& axes, bool quoted, std::string* out);
 // `{1,2,3}`
 void AppendIntList(absl::Span<const int64_t> values, std::string* out);
 // `"..."` with C escapes.

@@ -1,6 +1,7 @@
 // The `sharding=` grammar (spec §3.1, "V2"): replicated / maximal / manual /
 // unknown / unreduced, tiled with explicit or iota device lists, subgroups,
-// shard groups, metadata, and tuples. Mesh ("V3") shardings are refused.
+// shard groups, metadata, and tuples (whose elements may also be mesh
+// shardings, named_sharding_parser.cc).
 #include <numeric>
 
 #include "xlite/base/status.h"
@@ -28,6 +29,7 @@ absl::Status HloTextParser::ParseSharding(HloSharding* sharding) {
 absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
   size_t offset = tok().offset;
   XLITE_RETURN_IF_ERROR(Expect(TokKind::kLbrace, "'{' starting a sharding"));
+  if (AtIdent("mesh") || AtIdent("maximal_mesh")) return ParseNamedSharding(offset, sharding);
   enum class Type { kNone, kReplicated, kMaximal, kManual, kUnknown, kUnreduced };
   Type type = Type::kNone;
   std::optional<int64_t> device;
@@ -64,8 +66,6 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
         Advance();
         XLITE_RETURN_IF_ERROR(ParseNonNegativeInt(&g.id));
         group = g;
-      } else if (word == "mesh" || word == "maximal_mesh") {
-        return NotSupportedAt(tok().offset, "mesh (V3) shardings");
       } else {
         return Error(Cat("unknown sharding attribute '", word, "'"));
       }
@@ -124,31 +124,7 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
     }
     TileAssignment assignment;
     if (is_iota) {
-      int64_t reshape_product = 1;
-      for (int64_t d : reshape) {
-        if (d <= 0 || reshape_product > INT64_MAX / d) {
-          return ErrorAt(offset, "invalid iota reshape dimensions");
-        }
-        reshape_product *= d;
-      }
-      if (reshape_product != tiles) {
-        return ErrorAt(offset, Cat("iota reshape has ", reshape_product,
-                                   " devices but the tile assignment has ", tiles));
-      }
-      if (perm.empty()) {
-        perm.resize(reshape.size());
-        std::iota(perm.begin(), perm.end(), 0);
-      }
-      std::vector<bool> seen(reshape.size(), false);
-      if (perm.size() != reshape.size()) {
-        return ErrorAt(offset, "iota transpose permutation length differs from the reshape rank");
-      }
-      for (int64_t p : perm) {
-        if (p < 0 || p >= static_cast<int64_t>(reshape.size()) || seen[p]) {
-          return ErrorAt(offset, "iota transpose is not a permutation");
-        }
-        seen[p] = true;
-      }
+      XLITE_RETURN_IF_ERROR(CheckIotaForm(offset, reshape, &perm, tiles));
       assignment = TileAssignment::Iota(tile_dims, reshape, perm);
     } else {
       if (static_cast<int64_t>(devices.size()) != tiles) {
@@ -190,6 +166,36 @@ absl::Status HloTextParser::ParseSingleSharding(HloSharding* sharding) {
   }
   if (group) sharding->set_shard_group(*group);
   sharding->mutable_metadata() = std::move(metadata);
+  return absl::OkStatus();
+}
+
+absl::Status HloTextParser::CheckIotaForm(size_t offset, const std::vector<int64_t>& reshape,
+                                          std::vector<int64_t>* perm, int64_t devices) {
+  int64_t reshape_product = 1;
+  for (int64_t d : reshape) {
+    if (d <= 0 || reshape_product > INT64_MAX / d) {
+      return ErrorAt(offset, "invalid iota reshape dimensions");
+    }
+    reshape_product *= d;
+  }
+  if (reshape_product != devices) {
+    return ErrorAt(offset, Cat("iota reshape has ", reshape_product, " devices but ", devices,
+                               " are needed"));
+  }
+  if (perm->empty()) {
+    perm->resize(reshape.size());
+    std::iota(perm->begin(), perm->end(), 0);
+  }
+  if (perm->size() != reshape.size()) {
+    return ErrorAt(offset, "iota transpose permutation length differs from the reshape rank");
+  }
+  std::vector<bool> seen(reshape.size(), false);
+  for (int64_t p : *perm) {
+    if (p < 0 || p >= static_cast<int64_t>(reshape.size()) || seen[p]) {
+      return ErrorAt(offset, "iota transpose is not a permutation");
+    }
+    seen[p] = true;
+  }
   return absl::OkStatus();
 }
 

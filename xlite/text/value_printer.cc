@@ -1,5 +1,6 @@
 // Text of HLO values: numbers, strings, literals, shardings, metadata and
 // frontend attributes.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "xlite/ir/attribute_names.h"
 #include "xlite/ir/float_format.h"
+#include "xlite/ir/named_sharding.h"
 #include "xlite/text/printer_internal.h"
 
 namespace xlite::printer_internal {
@@ -120,7 +122,116 @@ void AppendTupleText(const Literal& literal, void (*element)(const Literal&, std
   out->append(" )");
 }
 
+// `'x'` or `'x':(2)4`.
+void AppendMeshAxisRef(const Mesh& mesh, const MeshAxisRef& ref, std::string* out) {
+  AppendMeshAxisName(mesh.axes[ref.axis].name, mesh.quoted_names, out);
+  if (!ref.is_sub_axis()) return;
+  out->append(":(");
+  AppendInt(ref.pre_size, out);
+  out->push_back(')');
+  AppendInt(ref.size, out);
+}
+
+// `, replicated={'a', 'b'}` (nothing for an empty list).
+void AppendMeshAxisList(std::string_view key, const Mesh& mesh,
+                        const std::vector<MeshAxisRef>& refs, std::string* out) {
+  if (refs.empty()) return;
+  out->append(", ");
+  out->append(key);
+  out->append("={");
+  for (size_t i = 0; i < refs.size(); ++i) {
+    if (i > 0) out->append(", ");
+    AppendMeshAxisRef(mesh, refs[i], out);
+  }
+  out->push_back('}');
+}
+
+void AppendMesh(const Mesh& mesh, std::string* out) {
+  if (mesh.maximal_device) {
+    out->append("maximal_mesh[device_id=");
+    AppendInt(*mesh.maximal_device, out);
+    out->push_back(']');
+    return;
+  }
+  AppendMeshAxes(mesh.axes, mesh.quoted_names, out);
+  if (!mesh.device_ids) return;
+  const TileAssignment& ids = *mesh.device_ids;
+  out->append(", device_ids=(");
+  if (ids.is_iota()) {
+    out->push_back('[');
+    AppendIntsJoined(ids.reshape_dims(), out);
+    out->push_back(']');
+    if (ids.reshape_dims().size() > 1 && !ids.transpose_perm().empty()) {
+      out->append("T(");
+      AppendIntsJoined(ids.transpose_perm(), out);
+      out->push_back(')');
+    }
+  } else {
+    AppendIntsJoined(ids.explicit_devices(), out);
+  }
+  out->push_back(')');
+}
+
+// `{{op_name="a"}, {op_name="b"}}`.
+void AppendMetadataList(const std::vector<OpMetadata>& metadata, std::string* out) {
+  out->push_back('{');
+  for (size_t i = 0; i < metadata.size(); ++i) {
+    if (i > 0) out->append(", ");
+    AppendMetadataText(metadata[i], out);
+  }
+  out->push_back('}');
+}
+
+// What follows the mesh of a sharding that is not maximal: the kind words
+// where they say it all, else the dims (all unsplit ones written `[]`) and
+// the replicated, unreduced and manual axes.
+void AppendNamedShardingSplits(const NamedSharding& n, std::string* out) {
+  if (n.IsReplicated() && n.replicated.empty()) {
+    out->append(", replicated");
+    return;
+  }
+  if (n.IsUnreduced()) {
+    out->append(", unreduced");
+    return;
+  }
+  if (n.IsManual()) {
+    out->append(", manual");
+    return;
+  }
+  out->append(", [");
+  const bool any_split = std::any_of(n.dims.begin(), n.dims.end(),
+                                     [](const NamedSharding::Dim& d) { return !d.axes.empty(); });
+  for (size_t i = 0; any_split && i < n.dims.size(); ++i) {
+    if (i > 0) out->append(", ");
+    out->push_back('{');
+    for (size_t j = 0; j < n.dims[i].axes.size(); ++j) {
+      if (j > 0) out->append(", ");
+      AppendMeshAxisRef(n.mesh, n.dims[i].axes[j], out);
+    }
+    if (n.dims[i].open) out->append(n.dims[i].axes.empty() ? "?" : ", ?");
+    out->push_back('}');
+  }
+  out->push_back(']');
+  AppendMeshAxisList("replicated", n.mesh, n.replicated, out);
+  AppendMeshAxisList("unreduced", n.mesh, n.unreduced, out);
+  AppendMeshAxisList("manual", n.mesh, n.manual, out);
+}
+
+// The mesh form as XLA writes it; metadata always as a list.
+void AppendNamedShardingItems(const NamedSharding& n, const std::vector<OpMetadata>& metadata,
+                              std::string* out) {
+  AppendMesh(n.mesh, out);
+  if (!n.mesh.maximal_device) AppendNamedShardingSplits(n, out);
+  if (metadata.empty()) return;
+  out->append(", metadata=");
+  AppendMetadataList(metadata, out);
+}
+
 void AppendShardingItems(const HloSharding& s, std::string* out) {
+  if (s.named() != nullptr) {
+    AppendNamedShardingItems(*s.named(), s.metadata(), out);
+    return;
+  }
   using Kind = HloSharding::Kind;
   switch (s.kind()) {
     case Kind::kReplicated:
@@ -172,12 +283,7 @@ void AppendShardingItems(const HloSharding& s, std::string* out) {
     if (s.metadata().size() == 1) {
       AppendMetadataText(s.metadata()[0], out);
     } else {
-      out->push_back('{');
-      for (size_t i = 0; i < s.metadata().size(); ++i) {
-        if (i > 0) out->append(", ");
-        AppendMetadataText(s.metadata()[i], out);
-      }
-      out->push_back('}');
+      AppendMetadataList(s.metadata(), out);
     }
   }
 }
@@ -207,6 +313,23 @@ void AppendIotaDevices(absl::Span<const int64_t> reshape, absl::Span<const int64
     AppendIntsJoined(perm, out);
     out->push_back(')');
   }
+}
+
+void AppendMeshAxisName(std::string_view name, bool quoted, std::string* out) {
+  if (quoted) out->push_back('\'');
+  out->append(name);
+  if (quoted) out->push_back('\'');
+}
+
+void AppendMeshAxes(const std::vector<MeshAxis>& axes, bool quoted, std::string* out) {
+  out->append("mesh[");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendMeshAxisName(axes[i].name, quoted, out);
+    out->push_back('=');
+    AppendInt(axes[i].size, out);
+  }
+  out->push_back(']');
 }
 
 void AppendIntList(absl::Span<const int64_t> values, std::string* out) {
