@@ -147,6 +147,29 @@ const char* KindName(HloOpcode opcode) {
   }
 }
 
+// What an inserted collective's lists (sched, cost, mem) show: the JAX op
+// of the consumer (else the producer) it serves, then why it is there; the
+// source position of that op.
+OpMetadata CauseMetadata(std::string_view kind, const Cause& cause) {
+  OpMetadata metadata;
+  const HloInstruction* source = cause.consumer;
+  if (source == nullptr || source->metadata().op_name.empty()) {
+    if (cause.producer != nullptr) source = cause.producer;
+  }
+  if (source != nullptr) {
+    metadata.op_name = source->metadata().op_name;
+    metadata.source_file = source->metadata().source_file;
+    metadata.source_line = source->metadata().source_line;
+    metadata.stack_frame_id = source->metadata().stack_frame_id;
+  }
+  std::string why = Cat("spmd ", kind);
+  if (cause.producer != nullptr) absl::StrAppend(&why, " of %", cause.producer->name());
+  if (cause.consumer != nullptr) absl::StrAppend(&why, " for %", cause.consumer->name());
+  if (!cause.reason.empty()) absl::StrAppend(&why, ": ", cause.reason);
+  metadata.op_name = metadata.op_name.empty() ? why : Cat(metadata.op_name, " [", why, "]");
+  return metadata;
+}
+
 }  // namespace
 
 HloInstruction* PartitionBuilder::Collective(HloComputation& c, HloOpcode opcode, Shape shape,
@@ -162,6 +185,7 @@ HloInstruction* PartitionBuilder::Collective(HloComputation& c, HloOpcode opcode
   }
   const int64_t bytes = std::max(shape.ByteSizeOf(), x->shape().ByteSizeOf());
   HloInstruction* inst = maker_.Add(c, opcode, std::move(shape), {x}, std::move(attrs));
+  *inst->mutable_metadata() = CauseMetadata(KindName(opcode), cause);
   InsertedCollective record;
   record.kind = KindName(opcode);
   record.computation = c.name();

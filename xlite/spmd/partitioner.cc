@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 
+#include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/spmd/partition_util.h"
@@ -334,6 +335,50 @@ HloSharding EntrySharding(const HloInstruction& inst) {
   return ForPartitioning(inst.sharding());
 }
 
+// The flat leaves [first, first + count) of `shape` that `index` names, or
+// nullopt when it names no sub-shape.
+std::optional<std::pair<int64_t, int64_t>> LeafRange(const Shape& shape, const ShapeIndex& index) {
+  const Shape* at = &shape;
+  int64_t first = 0;
+  for (int64_t i : index) {
+    if (!at->IsTuple() || i < 0 || i >= static_cast<int64_t>(at->tuple_shapes().size())) {
+      return std::nullopt;
+    }
+    for (int64_t k = 0; k < i; ++k) first += at->tuple_shapes(k).LeafCount();
+    at = &at->tuple_shapes(i);
+  }
+  return std::make_pair(first, at->LeafCount());
+}
+
+std::string IndexText(const ShapeIndex& index) { return Cat("{", absl::StrJoin(index, ","), "}"); }
+
+// An output that aliases a parameter shares the parameter's buffer, so it
+// takes the parameter's sharding, leaf by leaf (the partitioner reshards the
+// result to it): the pair keeps one per-partition shape.
+absl::Status AlignAliasedOutputs(const HloModule& module, EntryShardings& out) {
+  if (module.config().input_output_alias.empty()) return absl::OkStatus();
+  std::vector<HloSharding> result = LeafShardings(out.result, out.result_shape);
+  for (const InputOutputAlias& alias : module.config().input_output_alias) {
+    if (alias.parameter < 0 || alias.parameter >= static_cast<int64_t>(out.parameters.size())) {
+      return InvalidArgument("input_output_alias names parameter ", alias.parameter,
+                             " of an entry with ", out.parameters.size());
+    }
+    const Shape& param_shape = out.parameter_shapes[alias.parameter];
+    std::optional<std::pair<int64_t, int64_t>> to = LeafRange(out.result_shape, alias.output_index);
+    std::optional<std::pair<int64_t, int64_t>> from = LeafRange(param_shape, alias.parameter_index);
+    if (!to.has_value() || !from.has_value() || to->second != from->second) {
+      return InvalidArgument("input_output_alias of output ", IndexText(alias.output_index),
+                             " and parameter ", alias.parameter, " ",
+                             IndexText(alias.parameter_index), " pairs values of different shapes");
+    }
+    std::vector<HloSharding> param = LeafShardings(out.parameters[alias.parameter], param_shape);
+    for (int64_t k = 0; k < to->second; ++k) result[to->first + k] = param[from->first + k];
+  }
+  out.result = out.result_shape.IsTuple() ? HloSharding::Tuple(std::move(result))
+                                          : std::move(result.front());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<EntryShardings> EntryShardingsOf(const HloModule& module) {
@@ -347,6 +392,7 @@ absl::StatusOr<EntryShardings> EntryShardingsOf(const HloModule& module) {
   }
   out.result = EntrySharding(*entry->root_instruction());
   out.result_shape = entry->root_instruction()->shape();
+  XLITE_RETURN_IF_ERROR(AlignAliasedOutputs(module, out));
   return out;
 }
 
@@ -365,6 +411,11 @@ absl::StatusOr<PartitionReport> PartitionModule(HloModule& module, EntrySharding
                          " (only num_partitions)");
   }
   XLITE_RETURN_IF_ERROR(CheckShardings(module, n));
+  // An aliased output is computed in its parameter's sharding rather than
+  // resharded to it at the end.
+  if (!module.config().input_output_alias.empty()) {
+    old_entry->root_instruction()->set_sharding(root);
+  }
   ModulePartitioner partitioner(module, &report);
   XLITE_ASSIGN_OR_RETURN(HloComputation * new_entry,
                          partitioner.PartitionComputation(*old_entry, parameters, root, old_entry));

@@ -1,6 +1,8 @@
 #include "xlite/spmd/sharded_execution.h"
 
+#include <chrono>
 #include <map>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/verifier.h"
@@ -152,20 +154,48 @@ absl::StatusOr<std::vector<std::vector<Literal>>> SplitArguments(
   return per_device;
 }
 
-absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module) {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Records one step of the stage as a pass run and checks its result.
+absl::Status FinishStep(const HloModule& module, std::string_view step, Clock::time_point began,
+                        bool changed, PipelineReport& passes) {
+  passes.passes.push_back(PassRecord{std::string(step), "", 0,
+                                     std::chrono::duration<double>(Clock::now() - began).count(),
+                                     changed});
+  absl::Status verified = VerifyModule(module);
+  if (!verified.ok()) {
+    return absl::InternalError(
+        absl::StrCat("the module after ", std::string(step),
+                     " does not verify (an xlite bug): ", verified.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module, const SpmdOptions& options) {
   RegisterSpmdPasses();
   SpmdResult result;
-  XLITE_RETURN_IF_ERROR(PropagateShardings(module, PropagationOptions{}).status());
+  Clock::time_point began = Clock::now();
+  XLITE_ASSIGN_OR_RETURN(PropagationResult propagated,
+                         PropagateShardings(module, options.propagation));
+  XLITE_RETURN_IF_ERROR(
+      FinishStep(module, "sharding-propagation", began, propagated.changed, result.passes));
+  if (options.after_propagation) {
+    XLITE_RETURN_IF_ERROR(options.after_propagation(module, propagated));
+  }
+  began = Clock::now();
   XLITE_ASSIGN_OR_RETURN(result.report, PartitionModule(module, &result.entry));
+  XLITE_RETURN_IF_ERROR(FinishStep(module, "spmd-partitioner", began,
+                                   module.config().num_partitions > 1, result.passes));
   XLITE_ASSIGN_OR_RETURN(PassPipeline cleanup, ParsePipelineSpec("spmd-cleanup"));
-  PipelineReport pipeline_report;
-  XLITE_RETURN_IF_ERROR(cleanup.Run(module, PipelineOptions{}, &pipeline_report).status());
-  // The partitioned module runs on the evaluator next: a module that does
-  // not verify (a partitioner bug) is an error here, not out-of-bounds reads.
+  XLITE_RETURN_IF_ERROR(cleanup.Run(module, PipelineOptions{}, &result.passes).status());
   absl::Status verified = VerifyModule(module);
   if (!verified.ok()) {
     return absl::InternalError(absl::StrCat(
-        "the partitioned module does not verify (a partitioner bug): ", verified.message()));
+        "the module after spmd-cleanup does not verify (an xlite bug): ", verified.message()));
   }
   return result;
 }

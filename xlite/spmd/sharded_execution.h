@@ -7,6 +7,7 @@
 #define XLITE_SPMD_SHARDED_EXECUTION_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -14,7 +15,9 @@
 #include "xlite/eval/evaluator.h"
 #include "xlite/ir/literal.h"
 #include "xlite/ir/sharding.h"
+#include "xlite/passes/pipeline.h"
 #include "xlite/spmd/partitioner.h"
+#include "xlite/spmd/propagation.h"
 
 namespace xlite::spmd {
 
@@ -29,18 +32,29 @@ absl::StatusOr<Literal> ShardOf(const Literal& global, const HloSharding& shardi
 absl::StatusOr<Literal> AssembleFromShards(absl::Span<const Literal> shards,
                                            const HloSharding& sharding, const Shape& global_shape);
 
+struct SpmdOptions {
+  PropagationOptions propagation;
+  // Called once propagation has set every sharding, before partitioning
+  // (`xlite shard` explains the shardings there); an error stops the stage.
+  std::function<absl::Status(const HloModule&, const PropagationResult&)> after_propagation;
+};
+
 // What the `spmd` pipeline did to a module: the entry shardings after
-// propagation (how to split inputs and assemble outputs) and the
-// partitioner's report.
+// propagation (how to split inputs and assemble outputs), the partitioner's
+// report, and every pass it ran with its time.
 struct SpmdResult {
   EntryShardings entry;
   PartitionReport report;
+  PipelineReport passes;
 };
 
-// Runs the `spmd` pipeline on `module` step by step (sharding propagation,
-// the partitioner, then the `spmd-cleanup` pipeline), keeping what running
-// the partitioned module needs; the result is verified before it is run.
-absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module);
+// The `spmd` pipeline, the one way xlite partitions (xlite/compiler's
+// partition stage and the partitioner's tests): sharding propagation, the
+// partitioner, then the `spmd-cleanup` pipeline; the module must verify
+// after each step (an invalid one is an error naming the step, not
+// out-of-bounds reads when it runs).
+absl::StatusOr<SpmdResult> PartitionForExecution(HloModule& module,
+                                                 const SpmdOptions& options = {});
 
 // The argument list of one partition from the global arguments.
 absl::StatusOr<std::vector<Literal>> PartitionArguments(const EntryShardings& entry,

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/strings.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/passes/named_pipelines.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/passes/pipeline.h"
@@ -60,11 +61,13 @@ int RunOpt(const OptOptions& options) {
     }
     spec = options.pipeline;
   }
-  absl::StatusOr<PassPipeline> pipeline = ParsePipelineSpec(spec);
-  if (!pipeline.ok()) {
+  if (absl::StatusOr<PassPipeline> pipeline = ParsePipelineSpec(spec); !pipeline.ok()) {
     PrintError(absl::StrCat("xlite opt: ", pipeline.status().message()));
     return kExitUsage;
   }
+  compiler::CompileOptions compile;
+  compile.passes = spec;
+  compile.pipeline_options = options.pipeline_options;
   std::vector<LoadedModule> modules;
   if (!LoadModules(options.input, &modules)) return kExitInvalidInput;
   std::string out;
@@ -75,17 +78,20 @@ int RunOpt(const OptOptions& options) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", valid.message()));
       return kExitInvalidInput;
     }
-    PipelineReport report;
-    absl::StatusOr<bool> changed = pipeline->Run(module, options.pipeline_options, &report);
-    for (const std::string& warning : report.warnings) {
-      PrintError(absl::StrCat(modules[i].location, ": warning: ", warning));
-    }
-    if (!changed.ok()) {
-      PrintError(absl::StrCat(modules[i].location, ": error: ", changed.status().message()));
+    absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
+    if (!compiled.ok()) {
+      PrintError(absl::StrCat(modules[i].location, ": error: ", compiled.status().message()));
       return kExitInvalidInput;
     }
+    for (const std::string& warning : compiled->warnings) {
+      PrintError(absl::StrCat(modules[i].location, ": warning: ", warning));
+    }
+    for (const std::string& warning : compiled->pipeline.warnings) {
+      PrintError(absl::StrCat(modules[i].location, ": warning: ", warning));
+    }
     if (options.pass_stats) {
-      std::cerr << "pass statistics for module " << module.name() << ":\n" << report.StatsTable();
+      std::cerr << "pass statistics for module " << module.name() << ":\n"
+                << compiled->pipeline.StatsTable();
     }
     if (i > 0) out += "// -----\n";
     AppendModule(module, PrintOptions(), &out);

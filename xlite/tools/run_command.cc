@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "xlite/base/status.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/eval/evaluator.h"
 #include "xlite/eval/multi_device.h"
 #include "xlite/ir/computation.h"
@@ -43,8 +44,8 @@ struct RunOptions {
   std::optional<double> timeout_seconds;
   std::string communicator = "in-process";
   double collective_timeout = 60;
-  bool spmd = false;             // propagate, partition, run the partitions
-  std::string save_partitioned;  // with --spmd: write the per-partition module
+  bool spmd = false;          // propagate, partition, run the partitions
+  std::string save_compiled;  // with --spmd: write the per-partition module
 };
 
 // An error with the exit code it maps to.
@@ -76,6 +77,10 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
   if (!options.backend.empty() && !IsBackend(options.backend)) {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
                                             "' (available: ", AvailableBackends(), ")")};
+  }
+  if (!options.save_compiled.empty() && !options.spmd) {
+    return Failure{kExitUsage,
+                   "--save-compiled needs --spmd (the module runs as written without it)"};
   }
   if (!options.inputs.input_files.empty() && !options.inputs.inputs_npz.empty()) {
     return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
@@ -121,13 +126,20 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
   std::vector<Literal> results;
   if (options.spmd) {
     SetActivity(absl::StrCat("partitioning ", loaded->name));
-    absl::StatusOr<spmd::SpmdResult> partitioned = spmd::PartitionForExecution(module);
+    compiler::CompileOptions compile;
+    compile.partition = true;
+    absl::StatusOr<compiler::CompileResult> partitioned = compiler::Compile(module, compile);
     if (!partitioned.ok()) {
       return Failure{kExitInvalidInput,
                      absl::StrCat("partitioning failed: ", partitioned.status().message())};
     }
-    if (!options.save_partitioned.empty() && (mpi == nullptr || mpi->is_root())) {
-      absl::Status saved = runtime::WriteBinaryFile(options.save_partitioned, PrintModule(module));
+    if (mpi == nullptr || mpi->is_root()) {
+      for (const std::string& warning : partitioned->warnings) {
+        std::cerr << "xlite run: warning: " << warning << "\n";
+      }
+    }
+    if (!options.save_compiled.empty() && (mpi == nullptr || mpi->is_root())) {
+      absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
       if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
     }
     absl::StatusOr<Literal> result;
@@ -138,7 +150,7 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
         return Failure{kExitInvalidInput, std::string(fits.message())};
       }
       absl::StatusOr<std::vector<Literal>> shards =
-          spmd::PartitionArguments(partitioned->entry, args, mpi->rank());
+          spmd::PartitionArguments(*partitioned->entry, args, mpi->rank());
       if (!shards.ok()) return Failure{kExitInvalidInput, std::string(shards.status().message())};
       absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, *shards, eval_options);
       if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
@@ -146,10 +158,10 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
       }
       if (!all.ok()) return EvaluationFailure(all.status(), options);
       if (!mpi->is_root()) return std::nullopt;
-      result = spmd::AssembleFromShards(*all, partitioned->entry.result,
-                                        partitioned->entry.result_shape);
+      result = spmd::AssembleFromShards(*all, partitioned->entry->result,
+                                        partitioned->entry->result_shape);
     } else {
-      result = spmd::RunPartitioned(module, partitioned->entry, args, eval_options);
+      result = spmd::RunPartitioned(module, *partitioned->entry, args, eval_options);
     }
     if (!result.ok()) return EvaluationFailure(result.status(), options);
     results.push_back(*std::move(result));
@@ -274,8 +286,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   command->add_flag("--spmd", options->spmd,
                     "Propagate shardings, partition the module (the spmd pipeline), run "
                     "num_partitions devices on global inputs and print the global results");
-  command->add_option("--save-partitioned", options->save_partitioned,
-                      "With --spmd: write the per-partition module to this file");
+  command->add_option("--save-compiled,--save-partitioned", options->save_compiled,
+                      "With --spmd: write the compiled per-partition module to this file (the "
+                      "module `xlite opt --pipeline=spmd` prints)");
   command
       ->add_option("--collective-timeout", options->collective_timeout,
                    "With --communicator mpi: seconds a rank waits for a collective, a "

@@ -14,6 +14,8 @@
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
+#include "xlite/compiler/compile.h"
+#include "xlite/runtime/binary_file.h"
 #include "xlite/sched/async_pairs.h"
 #include "xlite/sched/latency_model.h"
 #include "xlite/spmd/partition_report.h"
@@ -32,8 +34,9 @@ struct ShardOptions {
   bool explain = false;
   bool json = false;
   bool print_module = false;
-  bool partition = false;  // partition after propagation and print the report
-  std::string device;      // times the report's collectives on it ("" = none)
+  bool partition = false;     // partition after propagation and print the report
+  std::string device;         // times the report's collectives on it ("" = none)
+  std::string save_compiled;  // with --partition: write the partitioned module
   std::string is_spmd = "true";
   std::string to_output, to_parameters;  // "" = header
 };
@@ -117,12 +120,66 @@ nlohmann::json SummaryJson(const spmd::PartitionSummary& s) {
           {"fallbacks", fallbacks}};
 }
 
-// Partitions `module` (its shardings propagated) and sums up what that
-// costs, timing collectives on `device` when there is one.
-absl::StatusOr<spmd::PartitionSummary> PartitionAndSummarize(HloModule& module,
-                                                             const DeviceSpec* device) {
-  spmd::EntryShardings entry;
-  XLITE_ASSIGN_OR_RETURN(spmd::PartitionReport report, spmd::PartitionModule(module, &entry));
+// What `shard` prints of the propagated module: per instruction its
+// sharding (with the chain and conflicts), or the same as JSON, and totals.
+struct PropagationView {
+  std::string text;  // the instruction listing, or the module with --print-module
+  nlohmann::json instructions = nlohmann::json::array();
+  int64_t total = 0, annotated = 0, conflicts = 0, unsharded = 0, rounds = 0;
+};
+
+PropagationView DescribePropagation(const ShardOptions& options, const HloModule& module,
+                                    const spmd::PropagationResult& result) {
+  PropagationView view;
+  const HloComputation* computation = nullptr;
+  for (const spmd::InstructionOrigins& origins : result.instructions) {
+    const HloInstruction& inst = *origins.instruction;
+    for (const spmd::ShardingOrigin& o : origins.leaves) {
+      view.annotated += o.kind == spmd::ShardingOrigin::Kind::kAnnotation;
+      view.conflicts += static_cast<int64_t>(o.conflicts.size());
+    }
+    if (!Wanted(options, inst)) continue;
+    if (options.json) {
+      nlohmann::json leaves = nlohmann::json::array();
+      for (size_t l = 0; l < origins.leaves.size(); ++l) {
+        leaves.push_back(OriginJson(result, origins, static_cast<int64_t>(l)));
+      }
+      view.instructions.push_back(
+          {{"computation", inst.parent()->name()},
+           {"name", inst.name()},
+           {"sharding", inst.has_sharding() ? PrintSharding(inst.sharding()) : "none"},
+           {"leaves", leaves}});
+      continue;
+    }
+    if (options.print_module) continue;
+    if (inst.parent() != computation) {
+      computation = inst.parent();
+      absl::StrAppend(&view.text, computation->name(), ":\n");
+    }
+    absl::StrAppend(&view.text, "  %", inst.name(), " = ",
+                    inst.has_sharding() ? PrintSharding(inst.sharding()) : "none", "\n");
+    for (size_t l = 0; l < origins.leaves.size(); ++l) {
+      const spmd::ShardingOrigin& o = origins.leaves[l];
+      const std::string prefix =
+          origins.leaves.size() > 1 ? absl::StrCat("    {", l, "} ") : std::string("    ");
+      if (options.explain) {
+        absl::StrAppend(&view.text, prefix, result.Chain(origins, static_cast<int64_t>(l)), "\n");
+      }
+      for (const std::string& c : o.conflicts)
+        absl::StrAppend(&view.text, prefix, "conflict: ", c, "\n");
+    }
+  }
+  view.total = static_cast<int64_t>(result.instructions.size());
+  view.unsharded = result.unsharded;
+  view.rounds = result.fixed_point_rounds;
+  if (options.print_module && !options.json) view.text = PrintModule(module);
+  return view;
+}
+
+// The partition report of a compiled module, timing collectives on `device`
+// when there is one.
+spmd::PartitionSummary Summarize(const compiler::CompileResult& compiled, const HloModule& module,
+                                 const DeviceSpec* device) {
   std::unique_ptr<LatencyModel> model;
   spmd::CollectiveSeconds seconds;
   if (device != nullptr) {
@@ -132,7 +189,7 @@ absl::StatusOr<spmd::PartitionSummary> PartitionAndSummarize(HloModule& module,
       return model->Collective(inst).seconds;
     };
   }
-  return spmd::SummarizePartition(report, entry, module, seconds);
+  return spmd::SummarizePartition(*compiled.partition, *compiled.entry, module, seconds);
 }
 
 int RunShard(const ShardOptions& options) {
@@ -155,6 +212,10 @@ int RunShard(const ShardOptions& options) {
     return kExitUsage;
   }
   propagation.is_spmd = is_spmd.value_or(true);
+  if (!options.save_compiled.empty() && !options.partition) {
+    PrintError("xlite shard: --save-compiled needs --partition");
+    return kExitUsage;
+  }
   std::optional<DeviceSpec> device;
   if (!options.device.empty()) {
     int exit_code = kExitOk;
@@ -166,89 +227,71 @@ int RunShard(const ShardOptions& options) {
   nlohmann::json json_modules = nlohmann::json::array();
   for (LoadedModule& loaded : modules) {
     HloModule& module = *loaded.module;
-    absl::StatusOr<spmd::PropagationResult> result = spmd::PropagateShardings(module, propagation);
-    if (!result.ok()) {
-      PrintError(absl::StrCat(loaded.location, ": error: ", result.status().message()));
-      ok = false;
-      continue;
-    }
-    absl::Status verified = VerifyModule(module);
-    if (!verified.ok()) {
-      PrintError(absl::StrCat(loaded.location,
-                              ": error: the module after propagation does not "
-                              "verify: ",
-                              verified.message()));
-      ok = false;
-    }
-    nlohmann::json json_instructions = nlohmann::json::array();
-    int64_t annotated = 0, conflicts = 0;
-    const HloComputation* computation = nullptr;
-    for (const spmd::InstructionOrigins& origins : result->instructions) {
-      const HloInstruction& inst = *origins.instruction;
-      for (const spmd::ShardingOrigin& o : origins.leaves) {
-        annotated += o.kind == spmd::ShardingOrigin::Kind::kAnnotation;
-        conflicts += static_cast<int64_t>(o.conflicts.size());
-      }
-      if (!Wanted(options, inst)) continue;
-      if (options.json) {
-        nlohmann::json leaves = nlohmann::json::array();
-        for (size_t l = 0; l < origins.leaves.size(); ++l) {
-          leaves.push_back(OriginJson(*result, origins, static_cast<int64_t>(l)));
-        }
-        json_instructions.push_back(
-            {{"computation", inst.parent()->name()},
-             {"name", inst.name()},
-             {"sharding", inst.has_sharding() ? PrintSharding(inst.sharding()) : "none"},
-             {"leaves", leaves}});
-        continue;
-      }
-      if (options.print_module) continue;
-      if (inst.parent() != computation) {
-        computation = inst.parent();
-        std::cout << computation->name() << ":\n";
-      }
-      std::cout << "  %" << inst.name() << " = "
-                << (inst.has_sharding() ? PrintSharding(inst.sharding()) : "none") << "\n";
-      for (size_t l = 0; l < origins.leaves.size(); ++l) {
-        const spmd::ShardingOrigin& o = origins.leaves[l];
-        const std::string prefix =
-            origins.leaves.size() > 1 ? absl::StrCat("    {", l, "} ") : std::string("    ");
-        if (options.explain) {
-          std::cout << prefix << result->Chain(origins, static_cast<int64_t>(l)) << "\n";
-        }
-        for (const std::string& c : o.conflicts) std::cout << prefix << "conflict: " << c << "\n";
-      }
-    }
-    const int64_t total = static_cast<int64_t>(result->instructions.size());
-    if (options.print_module && !options.json) std::cout << PrintModule(module);
+    // Propagation alone, or the compile pipeline's partition stage (which
+    // propagates the same way and reports through the hook).
+    std::optional<PropagationView> view;
+    auto describe = [&](const HloModule& propagated, const spmd::PropagationResult& result) {
+      view = DescribePropagation(options, propagated, result);
+      return absl::OkStatus();
+    };
     std::optional<spmd::PartitionSummary> summary;
     if (options.partition) {
-      absl::StatusOr<spmd::PartitionSummary> partitioned =
-          PartitionAndSummarize(module, device.has_value() ? &*device : nullptr);
-      if (!partitioned.ok()) {
+      compiler::CompileOptions compile;
+      compile.partition = true;
+      compile.propagation = propagation;
+      compile.after_propagation = describe;
+      absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
+      if (!compiled.ok()) {
         PrintError(absl::StrCat(loaded.location,
-                                ": error: partitioning failed: ", partitioned.status().message()));
+                                ": error: ", view.has_value() ? "partitioning failed: " : "",
+                                compiled.status().message()));
         ok = false;
       } else {
-        summary = std::move(*partitioned);
+        for (const std::string& warning : compiled->warnings) {
+          PrintError(absl::StrCat(loaded.location, ": warning: ", warning));
+        }
+        summary = Summarize(*compiled, module, device.has_value() ? &*device : nullptr);
+        if (!options.save_compiled.empty()) {
+          absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
+          if (!saved.ok()) {
+            PrintError(absl::StrCat("error: ", saved.message()));
+            return kExitInvalidInput;
+          }
+        }
       }
+    } else {
+      absl::StatusOr<spmd::PropagationResult> result =
+          spmd::PropagateShardings(module, propagation);
+      if (!result.ok()) {
+        PrintError(absl::StrCat(loaded.location, ": error: ", result.status().message()));
+        ok = false;
+        continue;
+      }
+      absl::Status verified = VerifyModule(module);
+      if (!verified.ok()) {
+        PrintError(absl::StrCat(loaded.location,
+                                ": error: the module after sharding-propagation does not verify: ",
+                                verified.message()));
+        ok = false;
+      }
+      (void)describe(module, *result);
     }
+    if (!view.has_value()) continue;
     if (options.json) {
-      nlohmann::json json_module = {{"module", module.name()},
-                                    {"instructions", json_instructions},
-                                    {"total", total},
-                                    {"annotated_values", annotated},
-                                    {"unsharded", result->unsharded},
-                                    {"conflicts", conflicts},
-                                    {"rounds", result->fixed_point_rounds}};
+      nlohmann::json json_module = {
+          {"module", module.name()},      {"instructions", view->instructions},
+          {"total", view->total},         {"annotated_values", view->annotated},
+          {"unsharded", view->unsharded}, {"conflicts", view->conflicts},
+          {"rounds", view->rounds}};
       if (summary.has_value()) json_module["partition"] = SummaryJson(*summary);
       json_modules.push_back(std::move(json_module));
       continue;
     }
+    std::cout << view->text;
     if (summary.has_value()) std::cout << spmd::FormatPartitionReport(*summary);
-    std::cout << module.name() << ": " << total << " instructions, " << annotated
-              << " annotated values, " << result->unsharded << " without a sharding, " << conflicts
-              << " conflicts, " << result->fixed_point_rounds << " rounds\n";
+    std::cout << module.name() << ": " << view->total << " instructions, " << view->annotated
+              << " annotated values, " << view->unsharded << " without a sharding, "
+              << view->conflicts << " conflicts, " << view->rounds << " rounds\n";
   }
   if (options.json) std::cout << json_modules.dump(1) << "\n";
   return ok ? kExitOk : kExitInvalidInput;
@@ -275,6 +318,9 @@ void AddShardCommand(CLI::App& app, int* exit_code) {
                     "Also partition the module (spmd-partitioner) and print the report: "
                     "per-device bytes, collectives with their causes, fallbacks (in --json "
                     "under \"partition\")");
+  command->add_option("--save-compiled", options->save_compiled,
+                      "With --partition: write the partitioned module (the module `xlite opt "
+                      "--pipeline=spmd` prints and `xlite run --spmd` runs)");
   command->add_option("--device", options->device,
                       "With --partition: estimate each collective's time on this device (h100, "
                       "h200, tpu-v5e, tpu-v5p, host, or a JSON spec), as `xlite sched` does");

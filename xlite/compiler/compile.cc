@@ -1,0 +1,89 @@
+#include "xlite/compiler/compile.h"
+
+#include <memory>
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/base/status.h"
+#include "xlite/ir/computation.h"
+#include "xlite/spmd/sharded_execution.h"
+
+namespace xlite::compiler {
+namespace {
+
+constexpr std::string_view kSpmdPipeline = "spmd";
+
+// Runs `spec` on `module`; when the result does not verify, replays the
+// pipeline on a copy of the input, verifying after every pass, to name the
+// pass that broke it.
+absl::Status RunPassesVerified(std::string_view spec, const PipelineOptions& options,
+                               HloModule& module, PipelineReport& report) {
+  XLITE_ASSIGN_OR_RETURN(PassPipeline pipeline, ParsePipelineSpec(spec));
+  std::unique_ptr<HloModule> input = options.verify_each ? nullptr : module.Clone();
+  XLITE_RETURN_IF_ERROR(pipeline.Run(module, options, &report).status());
+  absl::Status verified = VerifyModule(module);
+  if (verified.ok() || input == nullptr) return verified;
+  PipelineOptions replay_options = options;
+  replay_options.verify_each = true;
+  replay_options.dump_after.clear();
+  XLITE_ASSIGN_OR_RETURN(PassPipeline replay, ParsePipelineSpec(spec));
+  PipelineReport replay_report;
+  absl::Status named = replay.Run(*input, replay_options, &replay_report).status();
+  if (!named.ok()) return named;
+  return absl::InternalError(absl::StrCat("the module after `", std::string(spec),
+                                          "` does not verify: ", verified.message()));
+}
+
+bool InManualRegion(const HloInstruction& inst) {
+  if (inst.has_sharding() && inst.sharding().IsManual()) return true;
+  // Shardy writes a shard_map body as a computation of its own, called
+  // between GlobalToLocalShape and LocalToGlobalShape.
+  return absl::StartsWith(inst.parent()->name(), "xla.sdy.manual_computation_body");
+}
+
+}  // namespace
+
+std::optional<std::string> AlreadyPartitionedWarning(const HloModule& module) {
+  if (module.config().num_partitions <= 1) return std::nullopt;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (AttrsKindOf(inst->opcode()) != AttrsKind::kCollective || !inst->has_attrs()) continue;
+      if (!inst->attrs<CollectiveAttrs>().channel_id.has_value() || InManualRegion(*inst)) continue;
+      return absl::StrCat(
+          "%", inst->name(),
+          " is a cross-partition collective outside any manual region: the "
+          "module looks partitioned already, and partitioning it again reads its per-partition "
+          "shapes as global ones");
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<CompileResult> Compile(HloModule& module, const CompileOptions& options) {
+  XLITE_RETURN_IF_ERROR(VerifyModule(module));
+  CompileResult result;
+  const bool partition = options.partition || options.passes == kSpmdPipeline;
+  if (!options.passes.empty() && options.passes != kSpmdPipeline) {
+    XLITE_RETURN_IF_ERROR(
+        RunPassesVerified(options.passes, options.pipeline_options, module, result.pipeline));
+  }
+  if (partition) {
+    if (std::optional<std::string> warning = AlreadyPartitionedWarning(module)) {
+      result.warnings.push_back(*std::move(warning));
+    }
+    spmd::SpmdOptions spmd_options;
+    spmd_options.propagation = options.propagation;
+    spmd_options.after_propagation = options.after_propagation;
+    XLITE_ASSIGN_OR_RETURN(spmd::SpmdResult spmd,
+                           spmd::PartitionForExecution(module, spmd_options));
+    for (PassRecord& record : spmd.passes.passes) result.pipeline.passes.push_back(record);
+    for (std::string& warning : spmd.passes.warnings) result.pipeline.warnings.push_back(warning);
+    result.entry = std::move(spmd.entry);
+    result.partition = std::move(spmd.report);
+  }
+  return result;
+}
+
+}  // namespace xlite::compiler

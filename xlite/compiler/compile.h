@@ -1,0 +1,60 @@
+// Compile(module, options): the one pipeline every command goes through —
+// verify, the passes or a named pipeline, sharding propagation and the SPMD
+// partitioner, then the final verification — with one record of what each
+// stage did. `xlite opt`, `run --spmd` (threads and MPI) and `shard
+// --partition` are views of its result, so they describe one module.
+#ifndef XLITE_COMPILER_COMPILE_H_
+#define XLITE_COMPILER_COMPILE_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xlite/ir/module.h"
+#include "xlite/passes/pipeline.h"
+#include "xlite/spmd/partitioner.h"
+#include "xlite/spmd/propagation.h"
+
+namespace xlite::compiler {
+
+struct CompileOptions {
+  // Passes run before partitioning: a pass spec or a named pipeline, as
+  // `xlite opt --passes`; empty: none. The named pipeline `spmd` is the
+  // partition stage (`partition` below), so every path partitions alike.
+  std::string passes;
+  PipelineOptions pipeline_options;
+  // Propagate shardings, partition into the per-partition program and clean
+  // up what partitioning leaves (the `spmd` pipeline).
+  bool partition = false;
+  spmd::PropagationOptions propagation;
+  // Called once propagation has set every sharding, before partitioning
+  // (`xlite shard` prints its explanations there); an error stops Compile.
+  std::function<absl::Status(const HloModule&, const spmd::PropagationResult&)> after_propagation;
+};
+
+struct CompileResult {
+  // Every pass run, the partition stage's included, in order.
+  PipelineReport pipeline;
+  // With `partition`: the global entry shardings (how to split inputs and
+  // assemble outputs) and what the partitioner inserted.
+  std::optional<spmd::EntryShardings> entry;
+  std::optional<spmd::PartitionReport> partition;
+  // Things the user should know that do not stop compilation.
+  std::vector<std::string> warnings;
+};
+
+// Compiles `module` in place. The input must verify; so must the result:
+// a pass that leaves an invalid module is an error naming that pass.
+absl::StatusOr<CompileResult> Compile(HloModule& module, const CompileOptions& options);
+
+// Cross-partition collectives outside manual regions: in a module that has
+// not been partitioned yet, only shard_map bodies hold them, so finding one
+// means the module was most likely partitioned already. Returns a warning
+// naming the first, or nothing.
+std::optional<std::string> AlreadyPartitionedWarning(const HloModule& module);
+
+}  // namespace xlite::compiler
+
+#endif  // XLITE_COMPILER_COMPILE_H_
