@@ -4,7 +4,6 @@
 // lower bound, the peak memory — with a Perfetto trace and the scheduled
 // module on request.
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,14 +14,8 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
-#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/runtime/binary_file.h"
-#include "xlite/sched/async_collectives.h"
-#include "xlite/sched/hlo_memory_scheduler.h"
-#include "xlite/sched/latency_hiding_scheduler.h"
-#include "xlite/sched/memory_scheduler.h"
-#include "xlite/sched/rematerialization.h"
-#include "xlite/sched/step_estimate.h"
+#include "xlite/sched/schedule_module.h"
 #include "xlite/sched/trace.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
@@ -43,17 +36,7 @@ struct SchedOptionsCli {
   int64_t top = 20;
 };
 
-struct SchedReport {
-  std::string module;
-  StepEstimate scheduled, sync;
-  int64_t peak_bytes = 0, base_peak_bytes = 0, memory_limit_bytes = 0;
-  // When the memory schedule's peak was over the limit: its peak, and the
-  // instructions rematerialization recomputed to fit.
-  int64_t memory_schedule_peak_bytes = 0, rematerialized = 0;
-  std::vector<std::string> kept_base_order;
-  int64_t memory_barriers = 0;
-  double scheduling_seconds = 0;
-};
+using SchedReport = ScheduleModuleResult;
 
 double Overlap(const StepEstimate& e) {
   if (e.communication_seconds <= 0) return 0;
@@ -158,52 +141,11 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
 
 absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device,
                                      const SchedOptionsCli& options) {
-  SchedReport report;
-  report.module = module.name();
-  FlattenCallGraphPass flatten;
-  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
-  module.UpdateSchedule();  // flattening may have added computations
+  ScheduleModuleOptions schedule;
+  schedule.max_in_flight_per_kind = options.max_in_flight;
+  if (options.memory_limit > 0) schedule.memory_limit_bytes = options.memory_limit;
   LatencyModel model(device);
-  XLITE_ASSIGN_OR_RETURN(report.sync, EstimateStep(module, CurrentSchedule(module), model, true));
-  const auto began = std::chrono::steady_clock::now();
-  AsyncCollectiveCreatorPass creator;
-  XLITE_RETURN_IF_ERROR(creator.Run(module).status());
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
-  XLITE_ASSIGN_OR_RETURN(MemorySchedule base, ScheduleForMemory(*aliases, MemoryScheduler::kBest));
-  LatencyHidingOptions lhs;
-  lhs.max_in_flight_per_kind = options.max_in_flight;
-  if (options.memory_limit > 0) lhs.memory_limit_bytes = options.memory_limit;
-  if (lhs.memory_limit_bytes.has_value() && base.peak_bytes > *lhs.memory_limit_bytes) {
-    // Recompute values live across the peak until the memory order fits;
-    // the latency hiding scheduler then starts from that order.
-    report.memory_schedule_peak_bytes = base.peak_bytes;
-    aliases.reset();
-    SetModuleSchedule(std::move(base.schedule), module);
-    absl::StatusOr<RematerializationResult> fitted =
-        RematerializeToFit(module, *lhs.memory_limit_bytes);
-    if (!fitted.ok()) {
-      return absl::Status(fitted.status().code(),
-                          absl::StrCat(fitted.status().message(),
-                                       "; `xlite mem` lists the buffers live at the peak"));
-    }
-    report.rematerialized = fitted->rematerialized;
-    XLITE_ASSIGN_OR_RETURN(aliases, AliasAnalysis::Run(module));
-    base.schedule = module.schedule();
-    base.peak_bytes = fitted->peak_after;
-  }
-  XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
-                         ScheduleLatencyHiding(*aliases, base.schedule, model, lhs));
-  report.scheduling_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  report.peak_bytes = result.peak_bytes;
-  report.base_peak_bytes = result.base_peak_bytes;
-  report.memory_limit_bytes = result.memory_limit_bytes;
-  report.kept_base_order = result.kept_base_order;
-  report.memory_barriers = result.barriers;
-  XLITE_ASSIGN_OR_RETURN(report.scheduled, EstimateStep(module, result.schedule, model));
-  aliases.reset();
-  SetModuleSchedule(std::move(result.schedule), module);
-  return report;
+  return ScheduleModule(module, model, schedule);
 }
 
 int RunSched(const SchedOptionsCli& options) {
