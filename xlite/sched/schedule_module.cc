@@ -6,8 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/alias_analysis.h"
+#include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/liveness.h"
 #include "xlite/base/status.h"
+#include "xlite/passes/call_inliner.h"
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
@@ -18,6 +20,14 @@
 namespace xlite {
 
 absl::Status PrepareForScheduling(HloModule& module, bool create_async_collectives) {
+  // As XLA's pipelines before scheduling: calls are inlined, so what they do
+  // (collectives of scan and remat bodies) joins the caller's schedule.
+  CallInlinerPass inliner;
+  XLITE_ASSIGN_OR_RETURN(bool inlined, inliner.Run(module));
+  if (inlined) {
+    CallGraph graph(module);
+    module.RemoveComputationsIf([&](const HloComputation* c) { return !graph.IsReachable(*c); });
+  }
   FlattenCallGraphPass flatten;
   XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
   module.UpdateSchedule();  // flattening may have added computations

@@ -1,6 +1,6 @@
 // The one scheduling flow of a module on a device, as `xlite sched`, the
 // latency-hiding-scheduler pass, the corpus test and the benchmark all run it:
-// prepare (flatten the call graph, make collectives async), order for memory,
+// prepare (inline calls, flatten the call graph, make collectives async), order for memory,
 // rematerialize to fit a limit, hide latency, and estimate the step.
 #ifndef XLITE_SCHED_SCHEDULE_MODULE_H_
 #define XLITE_SCHED_SCHEDULE_MODULE_H_
@@ -48,8 +48,9 @@ struct ScheduleModuleResult {
   bool changed = false;           // the module's schedule is new
 };
 
-// What every scheduler here starts from: the call graph flattened (every
-// computation called from one site), and with `create_async_collectives` the
+// What every scheduler here starts from: calls inlined (those CallInlinerPass
+// keeps stay), the call graph flattened (every computation called from one
+// site), and with `create_async_collectives` the
 // collectives made start/done pairs.
 absl::Status PrepareForScheduling(HloModule& module, bool create_async_collectives);
 
