@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/stable_sort.h"
@@ -49,7 +50,7 @@ Report MakeReport(const HloModule& module, ModuleCost cost, const DeviceSpec& de
   report.module = module.name();
   report.cost = std::move(cost);
   for (const InstructionCost& entry : report.cost.instructions) {
-    RooflineTime time = Roofline(entry.cost, device);
+    RooflineTime time = InstructionRoofline(entry, device);
     report.rows.push_back({&entry, time});
     report.seconds += time.seconds;
     report.seconds_by_bound[static_cast<int>(time.bound)] += time.seconds;
@@ -206,7 +207,8 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
                          "conventions) and estimate the time on a device with a roofline: per "
                          "instruction max(flops / peak FLOP/s of its element type + "
                          "transcendentals / transcendental rate, bytes / memory bandwidth, "
-                         "collective bytes / interconnect bandwidth + latency), summed. Prints "
+                         "a collective's alpha-beta time over its replica group as `xlite "
+                         "sched` prices it), summed. Prints "
                          "the totals and the instructions that take longest. Unlike XLA, a shape "
                          "without a layout is sized with the default layout, and while loops "
                          "with a known trip count (backend_config known_trip_count, or the "
