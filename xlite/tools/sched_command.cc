@@ -19,6 +19,7 @@
 #include "xlite/sched/trace.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/device_figures.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -50,10 +51,12 @@ std::string Seconds(double s) {
   return absl::StrFormat("%.4g s", s);
 }
 
-std::string ReportText(const SchedReport& r, const std::string& device, int64_t top) {
+std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_device,
+                       int64_t top) {
   const StepEstimate& s = r.scheduled;
   std::string out;
-  absl::StrAppendFormat(&out, "module: %s\ndevice: %s\n", r.module, device);
+  absl::StrAppendFormat(&out, "module: %s\ndevice: %s\n", r.module, device.name);
+  if (!per_device) absl::StrAppend(&out, "note: ", kGlobalFiguresNote, "\n");
   absl::StrAppendFormat(&out, "%-34s %14s %14s\n", "", "scheduled", "synchronous");
   auto row = [&](const char* label, double a, double b) {
     absl::StrAppendFormat(&out, "%-34s %14s %14s\n", label, Seconds(a), Seconds(b));
@@ -71,6 +74,7 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   absl::StrAppendFormat(&out, "peak memory: %s (base memory schedule %s, limit %s)\n",
                         BytesText(r.peak_bytes), BytesText(r.base_peak_bytes, false),
                         BytesText(r.memory_limit_bytes, false));
+  out += DoesNotFitWarning(r.peak_bytes, device);
   if (r.rematerialized > 0) {
     absl::StrAppendFormat(&out, "rematerialized %d instruction%s (memory schedule peak %s)\n",
                           r.rematerialized, r.rematerialized == 1 ? "" : "s",
@@ -104,11 +108,12 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& device) {
+nlohmann::ordered_json ReportJson(const SchedReport& r, const DeviceSpec& device, bool per_device) {
   const StepEstimate& s = r.scheduled;
   nlohmann::ordered_json json;
   json["module"] = r.module;
-  json["device"] = device;
+  json["device"] = device.name;
+  json["per_device"] = per_device;
   json["step_seconds"] = s.step_seconds;
   json["compute_seconds"] = s.compute_seconds;
   json["communication_seconds"] = s.communication_seconds;
@@ -121,6 +126,13 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
   json["peak_bytes"] = r.peak_bytes;
   json["base_peak_bytes"] = r.base_peak_bytes;
   json["memory_limit_bytes"] = r.memory_limit_bytes;
+  json["device_memory_bytes"] = static_cast<int64_t>(device.memory_bytes);
+  // Unknown (null) when the device spec gives no memory.
+  if (device.memory_bytes > 0) {
+    json["fits"] = static_cast<double>(r.peak_bytes) <= device.memory_bytes;
+  } else {
+    json["fits"] = nullptr;
+  }
   json["rematerialized"] = r.rematerialized;
   json["memory_barriers"] = r.memory_barriers;
   json["scheduling_seconds"] = r.scheduling_seconds;
@@ -158,6 +170,7 @@ int RunSched(const SchedOptionsCli& options) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
     HloModule& module = *modules[i].module;
+    const bool per_device = FiguresArePerDevice(module);
     absl::StatusOr<SchedReport> report = Schedule(module, *device, options);
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
@@ -174,10 +187,10 @@ int RunSched(const SchedOptionsCli& options) {
     if (i > 0) scheduled_text += "// -----\n";
     scheduled_text += PrintModule(module);
     if (options.json) {
-      all.push_back(ReportJson(*report, device->name));
+      all.push_back(ReportJson(*report, *device, per_device));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(*report, device->name, options.top);
+      text += ReportText(*report, *device, per_device, options.top);
     }
   }
   if (!options.output.empty()) {
@@ -205,7 +218,8 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       "ring all-gather/reduce-scatter/all-to-all, direct permute) with the device's "
       "interconnect latency and bandwidth. Prints the step time, compute, communication and "
       "its exposed part, per collective, beside the synchronous text order, and the lower "
-      "bound max(compute, communication per kind, critical path).");
+      "bound max(compute, communication per kind, critical path), and whether the peak fits "
+      "the device's memory.");
   AddInputOptions(*command, &options->input);
   command
       ->add_option("--device", options->device,
