@@ -10,28 +10,26 @@
 #include "benchmark/benchmark.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/liveness.h"
-#include "xlite/passes/flatten_call_graph.h"
-#include "xlite/sched/async_collectives.h"
 #include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/latency_hiding_scheduler.h"
 #include "xlite/sched/memory_scheduler.h"
 #include "xlite/sched/rematerialization.h"
+#include "xlite/sched/schedule_module.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
 namespace {
 
 // The module of `name`, call graph flattened and collectives made async
-// (what every scheduler here starts from); null after SkipWithError.
+// (PrepareForScheduling, what every scheduler here starts from); null after
+// SkipWithError.
 std::unique_ptr<HloModule> Prepared(benchmark::State& state, const std::string& text) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) {
     state.SkipWithError(std::string(module.status().message()).c_str());
     return nullptr;
   }
-  FlattenCallGraphPass flatten;
-  AsyncCollectiveCreatorPass creator;
-  if (!flatten.Run(**module).ok() || !creator.Run(**module).ok()) {
+  if (!PrepareForScheduling(**module, /*create_async_collectives=*/true).ok()) {
     state.SkipWithError("preparing the module failed");
     return nullptr;
   }

@@ -12,58 +12,30 @@
 #include "tests/conformance/corpus.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
-#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/passes/named_pipelines.h"
 #include "xlite/passes/pipeline.h"
-#include "xlite/sched/async_collectives.h"
-#include "xlite/sched/latency_hiding_scheduler.h"
-#include "xlite/sched/memory_scheduler.h"
 #include "xlite/sched/sched_passes.h"
-#include "xlite/sched/step_estimate.h"
+#include "xlite/sched/schedule_module.h"
 #include "xlite/spmd/propagation.h"
 #include "xlite/text/parser.h"
 
 namespace xlite {
 namespace {
 
-struct Scheduled {
-  StepEstimate sync, scheduled;
-  LatencyHidingResult result;
-};
-
-// What `xlite sched FILE --device h100` computes.
-Scheduled Schedule(HloModule& module) {
-  Scheduled out;
+// What `xlite sched FILE --device h100` computes, every sequence verified.
+ScheduleModuleResult Schedule(HloModule& module) {
   auto device = LoadDeviceSpec("h100");
   EXPECT_TRUE(device.ok()) << device.status();
-  if (!device.ok()) return out;
-  FlattenCallGraphPass flatten;
-  EXPECT_TRUE(flatten.Run(module).ok());
-  module.UpdateSchedule();
+  if (!device.ok()) return {};
   LatencyModel model(*device);
-  auto sync = EstimateStep(module, CurrentSchedule(module), model, /*synchronous=*/true);
-  EXPECT_TRUE(sync.ok()) << sync.status();
-  AsyncCollectiveCreatorPass creator;
-  EXPECT_TRUE(creator.Run(module).ok());
-  auto aliases = AliasAnalysis::Run(module);
-  EXPECT_TRUE(aliases.ok()) << aliases.status();
-  if (!sync.ok() || !aliases.ok()) return out;
-  auto base = ScheduleForMemory(**aliases, MemoryScheduler::kBest);
-  EXPECT_TRUE(base.ok()) << base.status();
-  if (!base.ok()) return out;
-  auto result = ScheduleLatencyHiding(**aliases, base->schedule, model, {});
+  auto result = ScheduleModule(module, model, {});
   EXPECT_TRUE(result.ok()) << result.status();
-  if (!result.ok()) return out;
-  for (const HloComputation* c : (*aliases)->dataflow().sequential_computations()) {
-    EXPECT_TRUE(VerifySequence(*c, result->schedule.sequence(*c)).ok()) << c->name();
+  if (!result.ok()) return {};
+  for (const auto& c : module.computations()) {
+    if (!module.schedule().has_sequence(*c)) continue;
+    EXPECT_TRUE(VerifySequence(*c, module.schedule().sequence(*c)).ok()) << c->name();
   }
-  auto scheduled = EstimateStep(module, result->schedule, model);
-  EXPECT_TRUE(scheduled.ok()) << scheduled.status();
-  if (!scheduled.ok()) return out;
-  out.sync = std::move(*sync);
-  out.scheduled = std::move(*scheduled);
-  out.result = std::move(*result);
-  return out;
+  return *std::move(result);
 }
 
 std::unique_ptr<HloModule> ParseCorpusFile(const std::string& name) {
@@ -81,11 +53,11 @@ TEST(ScheduleCorpusTest, NeverSlowerNorAboveTheMemoryOrder) {
   }
   int with_collectives = 0;
   conformance::ForEachVerifiedModule([&](HloModule& module) {
-    const Scheduled s = Schedule(module);
+    const ScheduleModuleResult s = Schedule(module);
     if (s.sync.communication_seconds <= 0) return;
     EXPECT_LE(s.scheduled.step_seconds, s.sync.step_seconds * (1 + 1e-9));
-    EXPECT_LE(s.result.peak_bytes, s.result.base_peak_bytes);
-    EXPECT_TRUE(s.result.kept_base_order.empty());
+    EXPECT_LE(s.peak_bytes, s.base_peak_bytes);
+    EXPECT_TRUE(s.kept_base_order.empty());
     ++with_collectives;
   });
   EXPECT_GT(with_collectives, 0);
@@ -95,7 +67,7 @@ TEST(ScheduleCorpusTest, Llama3ContextParallelIsWithinFivePercentOfTheBound) {
   if (conformance::CorpusFiles().empty()) GTEST_SKIP() << "no corpus";
   auto module = ParseCorpusFile("xla__tools__benchmarks__hlo__hlo_llama3_8b_cp_bf16_1x4.hlo");
   ASSERT_NE(module, nullptr);
-  const Scheduled s = Schedule(*module);
+  const ScheduleModuleResult s = Schedule(*module);
   EXPECT_LT(AboveLowerBound(s.scheduled), 0.05);
   EXPECT_GT(AboveLowerBound(s.sync), 0.05);  // there was something to hide
 }
@@ -113,10 +85,10 @@ TEST(ScheduleCorpusTest, DeepseekPartitionedBySpmdIsWithinFivePercentOfTheBound)
   auto ran = pipeline->Run(*module, {}, &report);
   ASSERT_TRUE(ran.ok()) << ran.status();
   ASSERT_TRUE(VerifyModule(*module).ok());
-  const Scheduled s = Schedule(*module);
+  const ScheduleModuleResult s = Schedule(*module);
   EXPECT_GT(s.sync.communication_seconds, 0);
   EXPECT_LT(AboveLowerBound(s.scheduled), 0.05);
-  EXPECT_LE(s.result.peak_bytes, s.result.base_peak_bytes);
+  EXPECT_LE(s.peak_bytes, s.base_peak_bytes);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace xlite {
 
@@ -39,12 +40,25 @@ void InlineCall(HloInstruction* call, InstructionMaker& make) {
 absl::StatusOr<bool> CallInlinerPass::Run(HloModule& module) {
   InstructionMaker make(module);
   bool changed = false;
+  // As XLA's: a call is not inlined into the computation an async op wraps
+  // (its root is the op that runs asynchronously), nor across execution
+  // threads (the callee runs on another one).
+  absl::flat_hash_set<const HloComputation*> async_bodies;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) {
+      if (inst->opcode() != HloOpcode::kAsyncStart) continue;
+      for (const HloComputation* callee : inst->called_computations()) async_bodies.insert(callee);
+    }
+  }
   // Callers come after callees in the module: inlining in module order means
   // a callee has no calls left when its caller copies it.
   for (const auto& computation : module.computations()) {
+    if (async_bodies.contains(computation.get())) continue;
     std::vector<HloInstruction*> calls;
     for (const auto& inst : computation->instructions()) {
-      if (inst->opcode() == HloOpcode::kCall && !inst->attrs<IntAttrs>().flag) {
+      if (inst->opcode() == HloOpcode::kCall && !inst->attrs<IntAttrs>().flag &&
+          inst->to_apply() != nullptr &&
+          inst->to_apply()->execution_thread() == computation->execution_thread()) {
         calls.push_back(inst.get());
       }
     }

@@ -1,7 +1,7 @@
-// call-inliner: replaces each `call` by a copy of the computation it calls
-// (recursively, callees first), as XLA's CallInliner; composite calls
-// (is_composite) are kept, since they name a decomposition a backend may
-// want whole. Callees nobody calls any more are left for dce.
+// call-inliner: replaces each `call` by a copy of its callee (callees first),
+// as XLA's CallInliner. Kept: composite calls (a decomposition a backend may
+// want whole), calls inside an async op's computation and calls into another
+// execution thread. Callees nobody calls any more are left for dce.
 #ifndef XLITE_PASSES_CALL_INLINER_H_
 #define XLITE_PASSES_CALL_INLINER_H_
 

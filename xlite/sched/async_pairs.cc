@@ -4,60 +4,6 @@
 
 namespace xlite {
 
-std::string_view CollectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllReduce:
-      return "all-reduce";
-    case CollectiveKind::kAllGather:
-      return "all-gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce-scatter";
-    case CollectiveKind::kAllToAll:
-      return "all-to-all";
-    case CollectiveKind::kCollectivePermute:
-      return "collective-permute";
-    case CollectiveKind::kOther:
-      return "other-collective";
-    case CollectiveKind::kCopy:
-      return "copy";
-  }
-  return "other-collective";
-}
-
-const HloInstruction& CommunicatingInstruction(const HloInstruction& inst) {
-  if (inst.opcode() == HloOpcode::kAsyncStart && !inst.called_computations().empty() &&
-      inst.called_computations()[0]->root_instruction() != nullptr) {
-    return *inst.called_computations()[0]->root_instruction();
-  }
-  return inst;
-}
-
-std::optional<CollectiveKind> CollectiveKindOf(const HloInstruction& inst) {
-  switch (CommunicatingInstruction(inst).opcode()) {
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-      return CollectiveKind::kAllReduce;
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-      return CollectiveKind::kAllGather;
-    case HloOpcode::kReduceScatter:
-      return CollectiveKind::kReduceScatter;
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-      return CollectiveKind::kAllToAll;
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-      return CollectiveKind::kCollectivePermute;
-    case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectiveReduce:
-      return CollectiveKind::kOther;
-    case HloOpcode::kCopyStart:
-      return CollectiveKind::kCopy;
-    default:
-      return std::nullopt;
-  }
-}
-
 bool IsAsyncCollectiveStart(const HloInstruction& inst) {
   switch (inst.opcode()) {
     case HloOpcode::kAllReduceStart:

@@ -7,11 +7,9 @@
 #include "xlite/analysis/call_graph.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
-#include "xlite/passes/flatten_call_graph.h"
-#include "xlite/sched/hlo_memory_scheduler.h"
 #include "xlite/sched/local_memory.h"
-#include "xlite/sched/memory_scheduler.h"
 #include "xlite/sched/schedule_constraints.h"
+#include "xlite/sched/schedule_module.h"
 #include "xlite/sched/step_estimate.h"
 
 namespace xlite {
@@ -416,20 +414,19 @@ absl::StatusOr<LatencyHidingResult> ScheduleLatencyHiding(const AliasAnalysis& a
 
 absl::StatusOr<bool> LatencyHidingSchedulerPass::Run(HloModule& module) {
   if (module.entry_computation() == nullptr) return false;
-  FlattenCallGraphPass flatten;
-  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
-  module.UpdateSchedule();  // flattening may have added computations
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
-  HloSchedule base = CurrentSchedule(module);
-  if (!module.is_scheduled()) {
-    XLITE_ASSIGN_OR_RETURN(MemorySchedule memory,
-                           ScheduleForMemory(*aliases, MemoryScheduler::kBest));
-    base = std::move(memory.schedule);
-  }
+  // The pass schedules only: collectives stay as written, the module's own
+  // order (when it has one) is the base, and an explicit limit the base is
+  // over is an error rather than a reason to recompute.
+  ScheduleModuleOptions options;
+  options.max_in_flight_per_kind = options_.max_in_flight_per_kind;
+  options.memory_limit_bytes = options_.memory_limit_bytes;
+  options.rematerialize = false;
+  options.create_async_collectives = false;
+  options.keep_module_order = true;
+  options.estimate_steps = false;
   LatencyModel model(device_);
-  XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
-                         ScheduleLatencyHiding(*aliases, base, model, options_));
-  return SetModuleSchedule(std::move(result.schedule), module);
+  XLITE_ASSIGN_OR_RETURN(ScheduleModuleResult result, ScheduleModule(module, model, options));
+  return result.changed;
 }
 
 }  // namespace xlite

@@ -103,6 +103,15 @@ class Simulator {
         compute_free = end;
         ready[inst] = end;
         path[inst] = p0 + body_path * trips;
+      } else if (IsSimulatedCall(*inst)) {
+        // A call (one CallInlinerPass keeps) runs its callee in place; a
+        // conditional runs the branch its constant selector picks, else the
+        // one that takes longest: its collectives are the module's.
+        XLITE_ASSIGN_OR_RETURN(const HloComputation* callee, CalleeToRun(*inst, t0));
+        XLITE_ASSIGN_OR_RETURN(auto ran, Run(*callee, t0, executions, record));
+        compute_free = ran.first;
+        ready[inst] = ran.first;
+        path[inst] = p0 + ran.second;
       } else {
         XLITE_ASSIGN_OR_RETURN(double seconds, model_.ComputeSeconds(*inst));
         out_.compute_seconds += seconds * executions;
@@ -119,6 +128,52 @@ class Simulator {
   }
 
  private:
+  // Calls and conditionals whose computations are scheduled are simulated
+  // through; anything else is priced whole by the cost analysis.
+  bool IsSimulatedCall(const HloInstruction& inst) const {
+    if (inst.opcode() != HloOpcode::kCall && inst.opcode() != HloOpcode::kConditional) {
+      return false;
+    }
+    if (inst.called_computations().empty()) return false;
+    for (const HloComputation* callee : inst.called_computations()) {
+      if (callee == nullptr || !schedule_.has_sequence(*callee)) return false;
+    }
+    return true;
+  }
+
+  // The callee a call or conditional runs (see IsSimulatedCall).
+  absl::StatusOr<const HloComputation*> CalleeToRun(const HloInstruction& inst, double begin) {
+    const std::vector<HloComputation*>& callees = inst.called_computations();
+    if (inst.opcode() != HloOpcode::kConditional) return callees[0];
+    if (std::optional<int64_t> branch = ConstantBranch(inst)) return callees[*branch];
+    const HloComputation* longest = callees[0];
+    double longest_seconds = -1;
+    for (const HloComputation* branch : callees) {
+      StepEstimate scratch;
+      Simulator trial(schedule_, model_, synchronous_, scratch);
+      XLITE_ASSIGN_OR_RETURN(auto ran, trial.Run(*branch, begin, 1, /*record=*/false));
+      if (ran.first - begin > longest_seconds) {
+        longest_seconds = ran.first - begin;
+        longest = branch;
+      }
+    }
+    return longest;
+  }
+
+  // The branch a conditional with a constant selector takes (XLA's rule: a
+  // pred picks the true branch first, an index out of range the last).
+  static std::optional<int64_t> ConstantBranch(const HloInstruction& conditional) {
+    const int64_t branches = static_cast<int64_t>(conditional.called_computations().size());
+    if (branches == 1) return 0;
+    const HloInstruction* selector = conditional.operand(0);
+    if (selector->opcode() != HloOpcode::kConstant || !selector->shape().IsArray()) {
+      return std::nullopt;
+    }
+    const int64_t value = selector->literal().GetInt64(0);
+    if (selector->shape().element_type() == PrimitiveType::PRED) return value != 0 ? 0 : 1;
+    return value < 0 || value >= branches ? branches - 1 : value;
+  }
+
   void Communication(const HloInstruction& inst, const CollectiveEstimate& comm,
                      CollectiveKind kind, double executions) {
     const HloInstruction& op = CommunicatingInstruction(inst);

@@ -1,10 +1,11 @@
 // Step time of a schedule: a simulation of the compute stream and one stream
 // per collective kind. Compute instructions run one after another; an async
-// collective runs on its stream from its start (once the stream is free)
-// and its done waits for it; a synchronous collective stalls compute for
-// its whole time. While bodies run trip-count times (collectives count once
-// per execution). Also the lower bound max(total compute, total per
-// stream, critical path) and the timeline as slices for a trace.
+// collective runs on its stream from its start (once the stream is free) and
+// its done waits for it; a synchronous collective stalls compute for its whole
+// time. While bodies run trip-count times (collectives count once per
+// execution), a call its callee, a conditional the branch its constant
+// selector picks, else its longest. Also the lower bound max(total compute,
+// total per stream, critical path) and the timeline as slices for a trace.
 #ifndef XLITE_SCHED_STEP_ESTIMATE_H_
 #define XLITE_SCHED_STEP_ESTIMATE_H_
 

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/status.h"
@@ -82,7 +83,7 @@ void SetRoofline(const ModuleCost& cost, Measurement* m) {
   }
   double seconds = 0;
   for (const InstructionCost& entry : cost.instructions) {
-    seconds += Roofline(entry.cost, *host).seconds;
+    seconds += InstructionRoofline(entry, *host).seconds;
   }
   m->roofline_ms = seconds * 1e3;
 }

@@ -8,12 +8,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/stable_sort.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/device_figures.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -49,7 +51,7 @@ Report MakeReport(const HloModule& module, ModuleCost cost, const DeviceSpec& de
   report.module = module.name();
   report.cost = std::move(cost);
   for (const InstructionCost& entry : report.cost.instructions) {
-    RooflineTime time = Roofline(entry.cost, device);
+    RooflineTime time = InstructionRoofline(entry, device);
     report.rows.push_back({&entry, time});
     report.seconds += time.seconds;
     report.seconds_by_bound[static_cast<int>(time.bound)] += time.seconds;
@@ -83,12 +85,14 @@ size_t RowCount(const Report& report, int64_t top) {
   return top <= 0 ? report.rows.size() : std::min(report.rows.size(), static_cast<size_t>(top));
 }
 
-std::string ReportText(const Report& report, const DeviceSpec& device, int64_t top) {
+std::string ReportText(const Report& report, const DeviceSpec& device, bool per_device,
+                       int64_t top) {
   const Cost& total = report.cost.total;
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\n", report.module);
   absl::StrAppendFormat(&out, "device: %s%s\n", device.name,
                         device.description.empty() ? "" : " (" + device.description + ")");
+  if (!per_device) absl::StrAppend(&out, "note: ", kGlobalFiguresNote, "\n");
   absl::StrAppendFormat(&out, "flops: %.6g\n", total.flops);
   absl::StrAppendFormat(&out, "transcendentals: %.6g\n", total.transcendentals);
   absl::StrAppendFormat(&out, "bytes accessed: %.6g\n", total.bytes_accessed);
@@ -129,11 +133,13 @@ std::string ReportText(const Report& report, const DeviceSpec& device, int64_t t
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const Report& report, const DeviceSpec& device, int64_t top) {
+nlohmann::ordered_json ReportJson(const Report& report, const DeviceSpec& device, bool per_device,
+                                  int64_t top) {
   const Cost& total = report.cost.total;
   nlohmann::ordered_json json;
   json["module"] = report.module;
   json["device"] = device.name;
+  json["per_device"] = per_device;
   json["flops"] = total.flops;
   json["transcendentals"] = total.transcendentals;
   json["bytes_accessed"] = total.bytes_accessed;
@@ -184,12 +190,13 @@ int RunCost(const CostOptionsCli& options) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", cost.status().message()));
       return kExitInvalidInput;
     }
+    const bool per_device = FiguresArePerDevice(*modules[i].module);
     Report report = MakeReport(*modules[i].module, std::move(*cost), *device);
     if (options.json) {
-      all.push_back(ReportJson(report, *device, options.top));
+      all.push_back(ReportJson(report, *device, per_device, options.top));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(report, *device, options.top);
+      text += ReportText(report, *device, per_device, options.top);
     }
   }
   PrintReports(options.input, options.json, all, text);
@@ -206,7 +213,8 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
                          "conventions) and estimate the time on a device with a roofline: per "
                          "instruction max(flops / peak FLOP/s of its element type + "
                          "transcendentals / transcendental rate, bytes / memory bandwidth, "
-                         "collective bytes / interconnect bandwidth + latency), summed. Prints "
+                         "a collective's alpha-beta time over its replica group as `xlite "
+                         "sched` prices it), summed. Prints "
                          "the totals and the instructions that take longest. Unlike XLA, a shape "
                          "without a layout is sized with the default layout, and while loops "
                          "with a known trip count (backend_config known_trip_count, or the "

@@ -13,6 +13,7 @@
 #include "xlite/runtime/binary_file.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/device_figures.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -25,14 +26,17 @@ struct MemOptionsCli {
   int64_t top = 10;
   bool json = false;
   std::string svg;
+  std::string device;  // optional: check the peak against its memory
 };
 
-std::string ReportText(const MemoryReport& r) {
+std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per_device) {
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\n", r.module);
+  if (!per_device) absl::StrAppend(&out, "note: ", kGlobalFiguresNote, "\n");
   absl::StrAppendFormat(&out, "scheduler: %s\n", r.scheduler);
   absl::StrAppendFormat(&out, "peak: %s at step %d of %d (%s in %s)\n", BytesText(r.peak_bytes),
                         r.peak_step, r.steps, r.peak_instruction, r.peak_computation);
+  if (device != nullptr) out += DoesNotFitWarning(r.peak_bytes, *device);
   absl::StrAppendFormat(&out, "temporaries peak: %s\n", BytesText(r.temp_peak_bytes));
   absl::StrAppendFormat(&out, "parameters: %s, constants: %s, outputs: %s\n",
                         BytesText(r.parameter_bytes), BytesText(r.constant_bytes),
@@ -57,11 +61,22 @@ std::string ReportText(const MemoryReport& r) {
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const MemoryReport& r) {
+nlohmann::ordered_json ReportJson(const MemoryReport& r, const DeviceSpec* device,
+                                  bool per_device) {
   nlohmann::ordered_json json;
   json["module"] = r.module;
   json["scheduler"] = r.scheduler;
+  json["per_device"] = per_device;
   json["peak_bytes"] = r.peak_bytes;
+  if (device != nullptr) {
+    json["device"] = device->name;
+    json["device_memory_bytes"] = static_cast<int64_t>(device->memory_bytes);
+    if (device->memory_bytes > 0) {
+      json["fits"] = static_cast<double>(r.peak_bytes) <= device->memory_bytes;
+    } else {
+      json["fits"] = nullptr;
+    }
+  }
   json["temp_peak_bytes"] = r.temp_peak_bytes;
   json["peak_step"] = r.peak_step;
   json["steps"] = r.steps;
@@ -102,12 +117,19 @@ int RunMem(const MemOptionsCli& options) {
     PrintError("error: --scheduler must be best, list, dfs, postorder or module");
     return kExitUsage;
   }
+  std::optional<DeviceSpec> device;
+  if (!options.device.empty()) {
+    int exit_code = kExitOk;
+    device = LoadDeviceOrReport(options.device, &exit_code);
+    if (!device.has_value()) return exit_code;
+  }
   std::vector<LoadedModule> modules;
   if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
   std::string text;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
     HloModule& module = *modules[i].module;
+    const bool per_device = FiguresArePerDevice(module);
     // One order per computation needs one call site per computation.
     FlattenCallGraphPass flatten;
     absl::StatusOr<bool> flattened = flatten.Run(module);
@@ -127,10 +149,10 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      all.push_back(ReportJson(*report));
+      all.push_back(ReportJson(*report, device ? &*device : nullptr, per_device));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(*report);
+      text += ReportText(*report, device ? &*device : nullptr, per_device);
     }
   }
   PrintReports(options.input, options.json, all, text);
@@ -158,6 +180,9 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
   command->add_option("--top", options->top, "Buffers to list (0 = all live at the peak)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--device", options->device,
+                      "Check the peak against this device's memory (h100, h200, tpu-v5e, "
+                      "tpu-v5p, host, or a path to a JSON spec)");
   command->add_flag("--json", options->json, "Print JSON instead of text");
   command->add_option("--svg", options->svg, "Write memory over the schedule as an SVG plot");
   command->callback([options, exit_code] { *exit_code = RunMem(*options); });

@@ -4,7 +4,6 @@
 // lower bound, the peak memory — with a Perfetto trace and the scheduled
 // module on request.
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,17 +14,12 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
-#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/runtime/binary_file.h"
-#include "xlite/sched/async_collectives.h"
-#include "xlite/sched/hlo_memory_scheduler.h"
-#include "xlite/sched/latency_hiding_scheduler.h"
-#include "xlite/sched/memory_scheduler.h"
-#include "xlite/sched/rematerialization.h"
-#include "xlite/sched/step_estimate.h"
+#include "xlite/sched/schedule_module.h"
 #include "xlite/sched/trace.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/device_figures.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -43,17 +37,7 @@ struct SchedOptionsCli {
   int64_t top = 20;
 };
 
-struct SchedReport {
-  std::string module;
-  StepEstimate scheduled, sync;
-  int64_t peak_bytes = 0, base_peak_bytes = 0, memory_limit_bytes = 0;
-  // When the memory schedule's peak was over the limit: its peak, and the
-  // instructions rematerialization recomputed to fit.
-  int64_t memory_schedule_peak_bytes = 0, rematerialized = 0;
-  std::vector<std::string> kept_base_order;
-  int64_t memory_barriers = 0;
-  double scheduling_seconds = 0;
-};
+using SchedReport = ScheduleModuleResult;
 
 double Overlap(const StepEstimate& e) {
   if (e.communication_seconds <= 0) return 0;
@@ -67,10 +51,12 @@ std::string Seconds(double s) {
   return absl::StrFormat("%.4g s", s);
 }
 
-std::string ReportText(const SchedReport& r, const std::string& device, int64_t top) {
+std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_device,
+                       int64_t top) {
   const StepEstimate& s = r.scheduled;
   std::string out;
-  absl::StrAppendFormat(&out, "module: %s\ndevice: %s\n", r.module, device);
+  absl::StrAppendFormat(&out, "module: %s\ndevice: %s\n", r.module, device.name);
+  if (!per_device) absl::StrAppend(&out, "note: ", kGlobalFiguresNote, "\n");
   absl::StrAppendFormat(&out, "%-34s %14s %14s\n", "", "scheduled", "synchronous");
   auto row = [&](const char* label, double a, double b) {
     absl::StrAppendFormat(&out, "%-34s %14s %14s\n", label, Seconds(a), Seconds(b));
@@ -88,6 +74,7 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   absl::StrAppendFormat(&out, "peak memory: %s (base memory schedule %s, limit %s)\n",
                         BytesText(r.peak_bytes), BytesText(r.base_peak_bytes, false),
                         BytesText(r.memory_limit_bytes, false));
+  out += DoesNotFitWarning(r.peak_bytes, device);
   if (r.rematerialized > 0) {
     absl::StrAppendFormat(&out, "rematerialized %d instruction%s (memory schedule peak %s)\n",
                           r.rematerialized, r.rematerialized == 1 ? "" : "s",
@@ -121,11 +108,12 @@ std::string ReportText(const SchedReport& r, const std::string& device, int64_t 
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& device) {
+nlohmann::ordered_json ReportJson(const SchedReport& r, const DeviceSpec& device, bool per_device) {
   const StepEstimate& s = r.scheduled;
   nlohmann::ordered_json json;
   json["module"] = r.module;
-  json["device"] = device;
+  json["device"] = device.name;
+  json["per_device"] = per_device;
   json["step_seconds"] = s.step_seconds;
   json["compute_seconds"] = s.compute_seconds;
   json["communication_seconds"] = s.communication_seconds;
@@ -138,6 +126,13 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
   json["peak_bytes"] = r.peak_bytes;
   json["base_peak_bytes"] = r.base_peak_bytes;
   json["memory_limit_bytes"] = r.memory_limit_bytes;
+  json["device_memory_bytes"] = static_cast<int64_t>(device.memory_bytes);
+  // Unknown (null) when the device spec gives no memory.
+  if (device.memory_bytes > 0) {
+    json["fits"] = static_cast<double>(r.peak_bytes) <= device.memory_bytes;
+  } else {
+    json["fits"] = nullptr;
+  }
   json["rematerialized"] = r.rematerialized;
   json["memory_barriers"] = r.memory_barriers;
   json["scheduling_seconds"] = r.scheduling_seconds;
@@ -158,52 +153,11 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const std::string& devic
 
 absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device,
                                      const SchedOptionsCli& options) {
-  SchedReport report;
-  report.module = module.name();
-  FlattenCallGraphPass flatten;
-  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
-  module.UpdateSchedule();  // flattening may have added computations
+  ScheduleModuleOptions schedule;
+  schedule.max_in_flight_per_kind = options.max_in_flight;
+  if (options.memory_limit > 0) schedule.memory_limit_bytes = options.memory_limit;
   LatencyModel model(device);
-  XLITE_ASSIGN_OR_RETURN(report.sync, EstimateStep(module, CurrentSchedule(module), model, true));
-  const auto began = std::chrono::steady_clock::now();
-  AsyncCollectiveCreatorPass creator;
-  XLITE_RETURN_IF_ERROR(creator.Run(module).status());
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
-  XLITE_ASSIGN_OR_RETURN(MemorySchedule base, ScheduleForMemory(*aliases, MemoryScheduler::kBest));
-  LatencyHidingOptions lhs;
-  lhs.max_in_flight_per_kind = options.max_in_flight;
-  if (options.memory_limit > 0) lhs.memory_limit_bytes = options.memory_limit;
-  if (lhs.memory_limit_bytes.has_value() && base.peak_bytes > *lhs.memory_limit_bytes) {
-    // Recompute values live across the peak until the memory order fits;
-    // the latency hiding scheduler then starts from that order.
-    report.memory_schedule_peak_bytes = base.peak_bytes;
-    aliases.reset();
-    SetModuleSchedule(std::move(base.schedule), module);
-    absl::StatusOr<RematerializationResult> fitted =
-        RematerializeToFit(module, *lhs.memory_limit_bytes);
-    if (!fitted.ok()) {
-      return absl::Status(fitted.status().code(),
-                          absl::StrCat(fitted.status().message(),
-                                       "; `xlite mem` lists the buffers live at the peak"));
-    }
-    report.rematerialized = fitted->rematerialized;
-    XLITE_ASSIGN_OR_RETURN(aliases, AliasAnalysis::Run(module));
-    base.schedule = module.schedule();
-    base.peak_bytes = fitted->peak_after;
-  }
-  XLITE_ASSIGN_OR_RETURN(LatencyHidingResult result,
-                         ScheduleLatencyHiding(*aliases, base.schedule, model, lhs));
-  report.scheduling_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  report.peak_bytes = result.peak_bytes;
-  report.base_peak_bytes = result.base_peak_bytes;
-  report.memory_limit_bytes = result.memory_limit_bytes;
-  report.kept_base_order = result.kept_base_order;
-  report.memory_barriers = result.barriers;
-  XLITE_ASSIGN_OR_RETURN(report.scheduled, EstimateStep(module, result.schedule, model));
-  aliases.reset();
-  SetModuleSchedule(std::move(result.schedule), module);
-  return report;
+  return ScheduleModule(module, model, schedule);
 }
 
 int RunSched(const SchedOptionsCli& options) {
@@ -216,6 +170,7 @@ int RunSched(const SchedOptionsCli& options) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
     HloModule& module = *modules[i].module;
+    const bool per_device = FiguresArePerDevice(module);
     absl::StatusOr<SchedReport> report = Schedule(module, *device, options);
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
@@ -232,10 +187,10 @@ int RunSched(const SchedOptionsCli& options) {
     if (i > 0) scheduled_text += "// -----\n";
     scheduled_text += PrintModule(module);
     if (options.json) {
-      all.push_back(ReportJson(*report, device->name));
+      all.push_back(ReportJson(*report, *device, per_device));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(*report, device->name, options.top);
+      text += ReportText(*report, *device, per_device, options.top);
     }
   }
   if (!options.output.empty()) {
@@ -263,7 +218,8 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       "ring all-gather/reduce-scatter/all-to-all, direct permute) with the device's "
       "interconnect latency and bandwidth. Prints the step time, compute, communication and "
       "its exposed part, per collective, beside the synchronous text order, and the lower "
-      "bound max(compute, communication per kind, critical path).");
+      "bound max(compute, communication per kind, critical path), and whether the peak fits "
+      "the device's memory.");
   AddInputOptions(*command, &options->input);
   command
       ->add_option("--device", options->device,
