@@ -3,8 +3,8 @@
 #include <memory>
 #include <string_view>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/partition_state.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
@@ -36,29 +36,15 @@ absl::Status RunPassesVerified(std::string_view spec, const PipelineOptions& opt
                                           "` does not verify: ", verified.message()));
 }
 
-bool InManualRegion(const HloInstruction& inst) {
-  if (inst.has_sharding() && inst.sharding().IsManual()) return true;
-  // Shardy writes a shard_map body as a computation of its own, called
-  // between GlobalToLocalShape and LocalToGlobalShape.
-  return absl::StartsWith(inst.parent()->name(), "xla.sdy.manual_computation_body");
-}
-
 }  // namespace
 
 std::optional<std::string> AlreadyPartitionedWarning(const HloModule& module) {
-  if (module.config().num_partitions <= 1) return std::nullopt;
-  for (const auto& computation : module.computations()) {
-    for (const auto& inst : computation->instructions()) {
-      if (AttrsKindOf(inst->opcode()) != AttrsKind::kCollective || !inst->has_attrs()) continue;
-      if (!inst->attrs<CollectiveAttrs>().channel_id.has_value() || InManualRegion(*inst)) continue;
-      return absl::StrCat(
-          "%", inst->name(),
-          " is a cross-partition collective outside any manual region: the "
-          "module looks partitioned already, and partitioning it again reads its per-partition "
-          "shapes as global ones");
-    }
-  }
-  return std::nullopt;
+  const HloInstruction* collective = PartitionedCollective(module);
+  if (collective == nullptr) return std::nullopt;
+  return absl::StrCat("%", collective->name(),
+                      " is a cross-partition collective outside any manual region: the "
+                      "module looks partitioned already, and partitioning it again reads its "
+                      "per-partition shapes as global ones");
 }
 
 absl::StatusOr<CompileResult> Compile(HloModule& module, const CompileOptions& options) {
