@@ -69,6 +69,15 @@ absl::StatusOr<CompileResult> Compile(HloModule& module, const CompileOptions& o
     result.entry = std::move(spmd.entry);
     result.partition = std::move(spmd.report);
   }
+  if (options.schedule_on.has_value()) {
+    LatencyModel model(*options.schedule_on);
+    XLITE_ASSIGN_OR_RETURN(result.schedule, ScheduleModule(module, model, options.schedule));
+    absl::Status verified = VerifyModule(module);
+    if (!verified.ok()) {
+      return absl::InternalError(absl::StrCat(
+          "the module after scheduling does not verify (an xlite bug): ", verified.message()));
+    }
+  }
   return result;
 }
 

@@ -1,8 +1,9 @@
 // Compile(module, options): the one pipeline every command goes through —
 // verify, the passes or a named pipeline, sharding propagation and the SPMD
-// partitioner, then the final verification — with one record of what each
-// stage did. `xlite opt`, `run --spmd` (threads and MPI) and `shard
-// --partition` are views of its result, so they describe one module.
+// partitioner, scheduling on a device, then the final verification — with
+// one record of what each stage did. `xlite opt`, `run --spmd` (threads and
+// MPI), `shard --partition` and `sched` are views of its result, so they
+// describe one module.
 #ifndef XLITE_COMPILER_COMPILE_H_
 #define XLITE_COMPILER_COMPILE_H_
 
@@ -12,8 +13,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "xlite/analysis/device_spec.h"
 #include "xlite/ir/module.h"
 #include "xlite/passes/pipeline.h"
+#include "xlite/sched/schedule_module.h"
 #include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagation.h"
 
@@ -32,6 +35,12 @@ struct CompileOptions {
   // Called once propagation has set every sharding, before partitioning
   // (`xlite shard` prints its explanations there); an error stops Compile.
   std::function<absl::Status(const HloModule&, const spmd::PropagationResult&)> after_propagation;
+  // Schedule on this device: calls inlined, collectives made asynchronous,
+  // the best memory order, latency hidden over the device's interconnect
+  // within the memory limit, the step estimated (`xlite sched`). None: the
+  // module keeps the order it has.
+  std::optional<DeviceSpec> schedule_on;
+  ScheduleModuleOptions schedule;
 };
 
 struct CompileResult {
@@ -41,6 +50,8 @@ struct CompileResult {
   // assemble outputs) and what the partitioner inserted.
   std::optional<spmd::EntryShardings> entry;
   std::optional<spmd::PartitionReport> partition;
+  // With `schedule_on`: the schedule's step estimates and memory figures.
+  std::optional<ScheduleModuleResult> schedule;
   // Things the user should know that do not stop compilation.
   std::vector<std::string> warnings;
 };

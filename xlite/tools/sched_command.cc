@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/sched/schedule_module.h"
 #include "xlite/sched/trace.h"
@@ -33,6 +34,7 @@ struct SchedOptionsCli {
   int max_in_flight = 1;
   std::string trace;
   std::string output;
+  bool spmd = false;
   bool json = false;
   int64_t top = 20;
 };
@@ -153,11 +155,16 @@ nlohmann::ordered_json ReportJson(const SchedReport& r, const DeviceSpec& device
 
 absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device,
                                      const SchedOptionsCli& options) {
-  ScheduleModuleOptions schedule;
-  schedule.max_in_flight_per_kind = options.max_in_flight;
-  if (options.memory_limit > 0) schedule.memory_limit_bytes = options.memory_limit;
-  LatencyModel model(device);
-  return ScheduleModule(module, model, schedule);
+  compiler::CompileOptions compile;
+  compile.partition = options.spmd;
+  compile.schedule_on = device;
+  compile.schedule.max_in_flight_per_kind = options.max_in_flight;
+  if (options.memory_limit > 0) compile.schedule.memory_limit_bytes = options.memory_limit;
+  XLITE_ASSIGN_OR_RETURN(compiler::CompileResult compiled, compiler::Compile(module, compile));
+  for (const std::string& warning : compiled.warnings) {
+    PrintError(absl::StrCat("xlite sched: warning: ", warning));
+  }
+  return *std::move(compiled.schedule);
 }
 
 int RunSched(const SchedOptionsCli& options) {
@@ -170,12 +177,12 @@ int RunSched(const SchedOptionsCli& options) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
     HloModule& module = *modules[i].module;
-    const bool per_device = FiguresArePerDevice(module);
     absl::StatusOr<SchedReport> report = Schedule(module, *device, options);
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
       return kExitInvalidInput;
     }
+    const bool per_device = FiguresArePerDevice(module);
     if (!options.trace.empty() && i == 0) {
       absl::Status written = runtime::WriteBinaryFile(
           options.trace, TraceJson(report->scheduled, module.name()) + "\n");
@@ -236,7 +243,11 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->add_option("--trace", options->trace, "Write a Chrome/Perfetto trace JSON");
-  command->add_option("-o,--output", options->output, "Write the scheduled module");
+  command->add_option("-o,--output,--save-compiled", options->output,
+                      "Write the compiled (scheduled) module");
+  command->add_flag("--spmd", options->spmd,
+                    "Partition first (sharding propagation and the SPMD partitioner, as `xlite "
+                    "run --spmd` does) and schedule the per-partition program");
   command->add_option("--top", options->top, "Collectives to list (0 = all)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
