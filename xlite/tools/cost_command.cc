@@ -13,6 +13,7 @@
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/stable_sort.h"
 #include "xlite/base/strings.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/ir/computation.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
@@ -28,6 +29,7 @@ struct CostOptionsCli {
   int64_t top = 20;
   bool json = false;
   bool xla_compat = false;
+  bool spmd = false;  // partition first: the per-device program's cost
 };
 
 // One instruction of the report with its roofline time.
@@ -185,6 +187,20 @@ int RunCost(const CostOptionsCli& options) {
   std::string text;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
+    if (options.spmd) {
+      compiler::CompileOptions compile;
+      compile.partition = true;
+      absl::StatusOr<compiler::CompileResult> compiled =
+          compiler::Compile(*modules[i].module, compile);
+      if (!compiled.ok()) {
+        PrintError(absl::StrCat(modules[i].location,
+                                ": error: partitioning failed: ", compiled.status().message()));
+        return kExitInvalidInput;
+      }
+      for (const std::string& warning : compiled->warnings) {
+        PrintError(absl::StrCat(modules[i].location, ": warning: ", warning));
+      }
+    }
     absl::StatusOr<ModuleCost> cost = AnalyzeModuleCost(*modules[i].module, cost_options);
     if (!cost.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", cost.status().message()));
@@ -231,6 +247,9 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, "Print JSON instead of text");
+  command->add_flag("--spmd", options->spmd,
+                    "Partition first (the compile pipeline's partition stage, as `xlite run "
+                    "--spmd`) and cost the per-device program");
   command->add_flag("--xla-compat", options->xla_compat,
                     "Count each while loop once, as XLA's HloCostAnalysis does");
   command->callback([options, exit_code] { *exit_code = RunCost(*options); });
