@@ -39,6 +39,8 @@ std::string ReportText(const MemoryReport& r) {
                         BytesText(r.output_bytes));
   absl::StrAppendFormat(&out, "arena of temporaries and outputs: %s, fragmentation %s\n",
                         BytesText(r.arena_bytes), BytesText(r.fragmentation_bytes));
+  absl::StrAppendFormat(&out, "buffers written over a dying operand's buffer: %d\n",
+                        r.shared_buffers);
   out += "peak by scheduler:";
   for (const auto& [name, bytes] : r.scheduler_peaks) {
     absl::StrAppendFormat(&out, " %s %d", name, bytes);
@@ -72,6 +74,7 @@ nlohmann::ordered_json ReportJson(const MemoryReport& r) {
   json["output_bytes"] = r.output_bytes;
   json["arena_bytes"] = r.arena_bytes;
   json["fragmentation_bytes"] = r.fragmentation_bytes;
+  json["shared_buffers"] = r.shared_buffers;
   json["buffer_count"] = r.buffer_count;
   nlohmann::ordered_json peaks;
   for (const auto& [name, bytes] : r.scheduler_peaks) peaks[name] = bytes;
