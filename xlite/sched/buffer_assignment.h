@@ -1,7 +1,8 @@
 // Buffer assignment: every buffer of the alias analysis at an offset in one
 // arena, from its live range on a schedule and the heap simulator, with XLA's
 // operand-buffer sharing (an elementwise op or loop fusion writes over an
-// operand that dies there). `xlite mem` reports it.
+// operand that dies there). `xlite mem` reports it and the CPU backend
+// allocates and runs in it (backends/cpu/cpu_memory_plan.h).
 #ifndef XLITE_SCHED_BUFFER_ASSIGNMENT_H_
 #define XLITE_SCHED_BUFFER_ASSIGNMENT_H_
 

@@ -12,6 +12,7 @@
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/sched/memory_report.h"
+#include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
@@ -25,6 +26,7 @@ struct MemOptionsCli {
   int64_t top = 10;
   bool json = false;
   std::string svg;
+  std::string backend;  // empty: XLA's buffer assignment on the module as given
 };
 
 std::string ReportText(const MemoryReport& r) {
@@ -59,10 +61,11 @@ std::string ReportText(const MemoryReport& r) {
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const MemoryReport& r) {
+nlohmann::ordered_json ReportJson(const MemoryReport& r, const std::string& backend) {
   nlohmann::ordered_json json;
   json["module"] = r.module;
   json["scheduler"] = r.scheduler;
+  if (!backend.empty()) json["backend"] = backend;
   json["peak_bytes"] = r.peak_bytes;
   json["temp_peak_bytes"] = r.temp_peak_bytes;
   json["peak_step"] = r.peak_step;
@@ -115,9 +118,10 @@ int RunMem(const MemOptionsCli& options) {
     FlattenCallGraphPass flatten;
     absl::StatusOr<bool> flattened = flatten.Run(module);
     absl::StatusOr<MemoryReport> report =
-        flattened.ok() ? AnalyzeMemory(module, scheduler.value_or(MemoryScheduler::kBest),
-                                       module_order, options.top)
-                       : absl::StatusOr<MemoryReport>(flattened.status());
+        !flattened.ok()           ? absl::StatusOr<MemoryReport>(flattened.status())
+        : options.backend.empty() ? AnalyzeMemory(module, scheduler.value_or(MemoryScheduler::kBest),
+                                                  module_order, options.top)
+                                  : AnalyzeMemoryForBackend(options.backend, module, options.top);
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
       return kExitInvalidInput;
@@ -130,7 +134,7 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      all.push_back(ReportJson(*report));
+      all.push_back(ReportJson(*report, options.backend));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report);
@@ -162,6 +166,10 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, "Print JSON instead of text");
+  command->add_option("--backend", options->backend,
+                      "Report the program a backend runs (cpu: after its loop fusion, in its "
+                      "thunk order, with its 64-byte aligned arena: arena_bytes is what its "
+                      "executable allocates); --scheduler is then the backend's");
   command->add_option("--svg", options->svg, "Write memory over the schedule as an SVG plot");
   command->callback([options, exit_code] { *exit_code = RunMem(*options); });
 }
