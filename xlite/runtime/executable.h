@@ -40,6 +40,9 @@ class Executable {
   // With CompileOptions::profile: the time spent per kernel/thunk over the
   // executions so far, as a table; empty when the backend keeps none.
   virtual std::string ProfileReport() const { return ""; }
+  // The bytes of the one arena the backend allocated for the program's
+  // buffers (what `xlite mem --backend` reports); -1 when it plans none.
+  virtual int64_t arena_bytes() const { return -1; }
 };
 
 }  // namespace xlite::runtime

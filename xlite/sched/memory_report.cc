@@ -15,7 +15,22 @@ namespace xlite {
 
 absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemoryScheduler scheduler,
                                            bool use_module_order, int64_t top) {
+  return AnalyzeMemory(module, scheduler, use_module_order, top, nullptr);
+}
+
+absl::StatusOr<MemoryReport> AnalyzeMemory(
+    const HloModule& module, MemoryScheduler scheduler, bool use_module_order, int64_t top,
+    const std::function<BufferAssignmentOptions(const AliasAnalysis&)>& arena_options) {
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
+  const BufferAssignmentOptions options =
+      arena_options ? arena_options(*aliases) : BufferAssignmentOptions{};
+  // A schedule's peak with operand sharing (the same allocations as below).
+  auto shared_peak = [&](const HloSchedule& schedule) -> absl::StatusOr<int64_t> {
+    XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness, Liveness::Run(*aliases, schedule));
+    BufferAssignmentOptions profile_only = options;
+    profile_only.place = false;
+    return AssignBuffers(*liveness, profile_only).peak_bytes;
+  };
   MemoryReport report;
   report.module = module.name();
   std::optional<MemorySchedule> chosen;
@@ -23,6 +38,7 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   bool first = true;
   for (MemoryScheduler base : kBaseMemorySchedulers) {
     XLITE_ASSIGN_OR_RETURN(MemorySchedule schedule, ScheduleForMemory(*aliases, base));
+    XLITE_ASSIGN_OR_RETURN(schedule.peak_bytes, shared_peak(schedule.schedule));
     report.scheduler_peaks.push_back({std::string(MemorySchedulerName(base)), schedule.peak_bytes});
     // The first always counts: a saturated peak (INT64_MAX) is still a peak.
     if (first || schedule.peak_bytes < best) {
@@ -37,8 +53,12 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   std::reverse(report.scheduler_peaks.begin(), report.scheduler_peaks.end() - 1);
   const HloSchedule module_order = CurrentSchedule(module);
   absl::StatusOr<std::unique_ptr<Liveness>> as_written = Liveness::Run(*aliases, module_order);
-  if (as_written.ok())
-    report.scheduler_peaks.push_back({"module_order", (*as_written)->peak_bytes()});
+  if (as_written.ok()) {
+    BufferAssignmentOptions profile_only = options;
+    profile_only.place = false;
+    report.scheduler_peaks.push_back(
+        {"module_order", AssignBuffers(**as_written, profile_only).peak_bytes});
+  }
   if (use_module_order) {
     if (!as_written.ok()) return as_written.status();
     report.scheduler = "module_order";
@@ -50,11 +70,12 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
   }
   const HloSchedule& schedule = use_module_order ? module_order : chosen->schedule;
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness, Liveness::Run(*aliases, schedule));
-  BufferAssignment assignment = AssignBuffers(*liveness);
+  BufferAssignment assignment = AssignBuffers(*liveness, options);
 
-  report.peak_bytes = liveness->peak_bytes();
-  report.temp_peak_bytes = liveness->temp_peak_bytes();
-  report.peak_step = liveness->peak_step();
+  report.peak_bytes = assignment.peak_bytes;
+  report.temp_peak_bytes = assignment.temp_peak_bytes;
+  report.peak_step = assignment.peak_step;
+  report.shared_buffers = assignment.shared_buffers;
   report.steps = static_cast<int64_t>(liveness->timeline().size());
   if (!liveness->timeline().empty()) {
     const HloInstruction* at = liveness->timeline()[report.peak_step];
@@ -72,7 +93,19 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
     if (buffer.kind == BufferKind::kOutput)
       report.output_bytes = SaturatingAdd(report.output_bytes, buffer.bytes);
   }
+  // Buffers that share an allocation are listed once.
   std::vector<int32_t> live = liveness->BuffersLiveAt(report.peak_step);
+  {
+    std::vector<bool> seen(aliases->buffers().size(), false);
+    std::vector<int32_t> once;
+    for (int32_t id : live) {
+      const int32_t alloc = assignment.allocation[id];
+      if (seen[alloc]) continue;
+      seen[alloc] = true;
+      once.push_back(id);
+    }
+    live = std::move(once);
+  }
   report.live_buffers_at_peak = static_cast<int64_t>(live.size());
   if (top > 0 && static_cast<int64_t>(live.size()) > top) live.resize(static_cast<size_t>(top));
   for (int32_t id : live) {
@@ -90,8 +123,8 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemorySchedu
     row.offset = assignment.offsets[id];
     report.top_buffers.push_back(std::move(row));
   }
-  report.bytes_at_step = liveness->bytes_at_step();
-  report.temp_bytes_at_step = liveness->temp_bytes_at_step();
+  report.bytes_at_step = std::move(assignment.bytes_at_step);
+  report.temp_bytes_at_step = std::move(assignment.temp_bytes_at_step);
   return report;
 }
 

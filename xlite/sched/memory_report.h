@@ -6,11 +6,13 @@
 #define XLITE_SCHED_MEMORY_REPORT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "xlite/sched/buffer_assignment.h"
 #include "xlite/sched/memory_scheduler.h"
 
 namespace xlite {
@@ -37,6 +39,7 @@ struct MemoryReport {
   std::string peak_instruction, peak_computation;
   int64_t parameter_bytes = 0, constant_bytes = 0, output_bytes = 0;
   int64_t arena_bytes = 0;  // temporaries and outputs (buffer assignment)
+  int64_t shared_buffers = 0;  // buffers written over an operand's buffer
   int64_t fragmentation_bytes = 0;
   int64_t buffer_count = 0;
   // {postorder, dfs, list, best, module_order} -> peak bytes.
@@ -53,6 +56,11 @@ struct MemoryReport {
 // when top <= 0).
 absl::StatusOr<MemoryReport> AnalyzeMemory(const HloModule& module, MemoryScheduler scheduler,
                                            bool use_module_order, int64_t top);
+// The same with a backend's arena: which buffers it holds, their sizes and
+// alignment (e.g. the CPU backend's, cpu_memory_plan.h), from the analysis.
+absl::StatusOr<MemoryReport> AnalyzeMemory(
+    const HloModule& module, MemoryScheduler scheduler, bool use_module_order, int64_t top,
+    const std::function<BufferAssignmentOptions(const AliasAnalysis&)>& arena_options);
 
 // Bytes live (and temporaries alone) over the schedule, the peak marked.
 std::string MemoryProfileSvg(const MemoryReport& report);

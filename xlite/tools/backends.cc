@@ -1,9 +1,11 @@
 #include "xlite/tools/backends.h"
 
 #include "absl/strings/str_cat.h"
+#include "xlite/base/status.h"
 #include "xlite/eval/interpreter_executable.h"
 #if XLITE_HAVE_CPU_BACKEND
 #include "xlite/backends/cpu/cpu_executable.h"
+#include "xlite/backends/cpu/cpu_memory_plan.h"
 #include "xlite/backends/cpu/fusion.h"
 #endif
 
@@ -47,6 +49,36 @@ absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForBackend(
   (void)options;  // the interpreter has no compile-time settings
   return absl::InvalidArgumentError(
       absl::StrCat("unknown backend '", backend, "' (available: ", AvailableBackends(), ")"));
+}
+
+absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend,
+                                                     HloModule& module, int64_t top) {
+#if XLITE_HAVE_CPU_BACKEND
+  if (backend == "cpu") {
+    XLITE_RETURN_IF_ERROR(cpu::PrepareCpuModule(module));
+    XLITE_ASSIGN_OR_RETURN(cpu::CpuMemoryPlan plan, cpu::PlanCpuMemory(module));
+    XLITE_ASSIGN_OR_RETURN(MemoryReport report,
+                           AnalyzeMemory(module, MemoryScheduler::kPostOrder, plan.module_order,
+                                         top, cpu::CpuArenaOptions));
+    if (report.arena_bytes != plan.assignment.arena_bytes) {
+      return absl::InternalError(absl::StrCat("the cpu backend plans a ",
+                                              plan.assignment.arena_bytes,
+                                              "-byte arena, the report ", report.arena_bytes));
+    }
+    report.scheduler = absl::StrCat(report.scheduler, " (the cpu backend's order)");
+    return report;
+  }
+#endif
+  (void)module;
+  (void)top;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no arena to report for backend '", backend, "' (backends with one: ",
+#if XLITE_HAVE_CPU_BACKEND
+      "cpu",
+#else
+      "none in this build",
+#endif
+      ")"));
 }
 
 }  // namespace xlite::tools

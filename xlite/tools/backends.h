@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "xlite/ir/module.h"
 #include "xlite/runtime/executable.h"
+#include "xlite/sched/memory_report.h"
 
 namespace xlite::tools {
 
@@ -30,6 +31,14 @@ bool IsBackend(const std::string& name);
 // `backend` is unknown.
 absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForBackend(
     const std::string& backend, const HloModule& module, const runtime::CompileOptions& options);
+
+// The memory report of the program `backend` runs (`xlite mem --backend`):
+// the backend's own preparation of `module` (rewritten in place: the cpu
+// backend's fusion and copies), its schedule and its arena, the same
+// computation its executable allocates from. Only backends that plan an
+// arena (cpu) have one.
+absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend,
+                                                     HloModule& module, int64_t top);
 
 }  // namespace xlite::tools
 

@@ -50,6 +50,7 @@ struct Measurement {
   // sums it), or why it is unknown.
   std::optional<double> roofline_ms;
   std::string roofline_note;
+  int64_t arena_bytes = -1;  // the backend's arena, -1 when it has none
 };
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
@@ -125,6 +126,7 @@ std::string FormatJson(const BenchOptions& options, const Measurement& m) {
   json["max_ms"] = m.run_ms.back();
   json["flops"] = m.flops;
   json["bytes_accessed"] = m.bytes_accessed;
+  json["arena_bytes"] = m.arena_bytes >= 0 ? nlohmann::ordered_json(m.arena_bytes) : nullptr;
   json["gflops"] = GigaPerSecond(m.flops, median);
   json["gbytes_per_s"] = GigaPerSecond(m.bytes_accessed, median);
   json["roofline_ms"] = m.roofline_ms ? nlohmann::ordered_json(*m.roofline_ms) : nullptr;
@@ -169,6 +171,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
         absl::StrCat("compilation failed: ", executable.status().message()));
   }
   m.compile_ms = MillisecondsSince(compile_start);
+  if (executable.ok() && *executable != nullptr) m.arena_bytes = (*executable)->arena_bytes();
 
   SetActivity(absl::StrCat("running ", loaded.name));
   runtime::ExecuteOptions execute_options;

@@ -12,6 +12,7 @@
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/sched/memory_report.h"
+#include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
 #include "xlite/tools/input.h"
@@ -26,7 +27,8 @@ struct MemOptionsCli {
   int64_t top = 10;
   bool json = false;
   std::string svg;
-  std::string device;  // optional: check the peak against its memory
+  std::string device;   // optional: check the peak against its memory
+  std::string backend;  // empty: XLA's buffer assignment on the module as given
 };
 
 std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per_device) {
@@ -43,6 +45,8 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
                         BytesText(r.output_bytes));
   absl::StrAppendFormat(&out, "arena of temporaries and outputs: %s, fragmentation %s\n",
                         BytesText(r.arena_bytes), BytesText(r.fragmentation_bytes));
+  absl::StrAppendFormat(&out, "buffers written over a dying operand's buffer: %d\n",
+                        r.shared_buffers);
   out += "peak by scheduler:";
   for (const auto& [name, bytes] : r.scheduler_peaks) {
     absl::StrAppendFormat(&out, " %s %d", name, bytes);
@@ -61,11 +65,12 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const MemoryReport& r, const DeviceSpec* device,
-                                  bool per_device) {
+nlohmann::ordered_json ReportJson(const MemoryReport& r, const DeviceSpec* device, bool per_device,
+                                  const std::string& backend) {
   nlohmann::ordered_json json;
   json["module"] = r.module;
   json["scheduler"] = r.scheduler;
+  if (!backend.empty()) json["backend"] = backend;
   json["per_device"] = per_device;
   json["peak_bytes"] = r.peak_bytes;
   if (device != nullptr) {
@@ -87,6 +92,7 @@ nlohmann::ordered_json ReportJson(const MemoryReport& r, const DeviceSpec* devic
   json["output_bytes"] = r.output_bytes;
   json["arena_bytes"] = r.arena_bytes;
   json["fragmentation_bytes"] = r.fragmentation_bytes;
+  json["shared_buffers"] = r.shared_buffers;
   json["buffer_count"] = r.buffer_count;
   nlohmann::ordered_json peaks;
   for (const auto& [name, bytes] : r.scheduler_peaks) peaks[name] = bytes;
@@ -134,9 +140,11 @@ int RunMem(const MemOptionsCli& options) {
     FlattenCallGraphPass flatten;
     absl::StatusOr<bool> flattened = flatten.Run(module);
     absl::StatusOr<MemoryReport> report =
-        flattened.ok() ? AnalyzeMemory(module, scheduler.value_or(MemoryScheduler::kBest),
-                                       module_order, options.top)
-                       : absl::StatusOr<MemoryReport>(flattened.status());
+        !flattened.ok() ? absl::StatusOr<MemoryReport>(flattened.status())
+        : options.backend.empty()
+            ? AnalyzeMemory(module, scheduler.value_or(MemoryScheduler::kBest), module_order,
+                            options.top)
+            : AnalyzeMemoryForBackend(options.backend, module, options.top);
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
       return kExitInvalidInput;
@@ -149,7 +157,7 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      all.push_back(ReportJson(*report, device ? &*device : nullptr, per_device));
+      all.push_back(ReportJson(*report, device ? &*device : nullptr, per_device, options.backend));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, device ? &*device : nullptr, per_device);
@@ -184,6 +192,10 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
                       "Check the peak against this device's memory (h100, h200, tpu-v5e, "
                       "tpu-v5p, host, or a path to a JSON spec)");
   command->add_flag("--json", options->json, "Print JSON instead of text");
+  command->add_option("--backend", options->backend,
+                      "Report the program a backend runs (cpu: after its loop fusion, in its "
+                      "thunk order, with its 64-byte aligned arena: arena_bytes is what its "
+                      "executable allocates); --scheduler is then the backend's");
   command->add_option("--svg", options->svg, "Write memory over the schedule as an SVG plot");
   command->callback([options, exit_code] { *exit_code = RunMem(*options); });
 }

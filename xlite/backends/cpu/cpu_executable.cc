@@ -12,20 +12,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xlite/backends/cpu/convolution_thunk.h"
+#include "xlite/backends/cpu/cpu_memory_plan.h"
 #include "xlite/backends/cpu/fusion.h"
 #include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/backends/cpu/thread_pool.h"
 #include "xlite/backends/cpu/thunks.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
-#include "xlite/sched/heap_simulator.h"
 
 namespace xlite::cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int64_t kAlignment = 64;
+constexpr int64_t kAlignment = kArenaAlignment;
 constexpr int64_t kHugePage = int64_t{2} << 20;
 
 // One allocation for every buffer of the program, touched once at compile
@@ -33,8 +33,9 @@ constexpr int64_t kHugePage = int64_t{2} << 20;
 // pages where the kernel allows.
 class Arena {
  public:
-  explicit Arena(int64_t bytes) : bytes_(std::max<int64_t>(bytes, kAlignment)) {
-    const int64_t rounded = (bytes_ + kHugePage - 1) / kHugePage * kHugePage;
+  explicit Arena(int64_t bytes) : bytes_(bytes) {
+    const int64_t rounded =
+        (std::max<int64_t>(bytes_, kAlignment) + kHugePage - 1) / kHugePage * kHugePage;
     data_ = static_cast<uint8_t*>(std::aligned_alloc(kHugePage, rounded));
     if (data_ != nullptr) {
       madvise(data_, rounded, MADV_HUGEPAGE);
@@ -50,52 +51,6 @@ class Arena {
  private:
   int64_t bytes_;
   uint8_t* data_ = nullptr;
-};
-
-// The arena's buffers with their live ranges over the steps of the program,
-// placed by the heap simulator (sched/heap_simulator.h) so that buffers live
-// at the same step share no byte (a step's output never overlaps its
-// operands); each 64-byte aligned. Until Place(), a leaf's offset is its
-// buffer id.
-class Planner {
- public:
-  // Buffers for the arrays of `shape`, written at `step`.
-  BufferTree Allocate(const Shape& shape, int64_t step) {
-    BufferTree tree{shape, 0, {}};
-    if (shape.IsTuple()) {
-      for (const Shape& e : shape.tuple_shapes()) tree.elements.push_back(Allocate(e, step));
-      return tree;
-    }
-    const int64_t bytes =
-        shape.IsArray() ? shape.ElementCount() * StorageBytes(shape.element_type()) : 0;
-    tree.offset = static_cast<int64_t>(intervals_.size());
-    intervals_.push_back({(bytes + kAlignment - 1) / kAlignment * kAlignment, step, step});
-    return tree;
-  }
-  // The arena buffers of `tree` are read at `step`.
-  void Use(const BufferTree& tree, int64_t step) {
-    if (tree.shape.IsTuple()) {
-      for (const BufferTree& e : tree.elements) Use(e, step);
-    } else if (tree.slot == 0) {
-      HeapInterval& interval = intervals_[tree.offset];
-      interval.end = std::max(interval.end, step);
-    }
-  }
-  // Places every buffer; returns the arena's size.
-  int64_t Place() {
-    HeapResult placed = GlobalDecreasingSizeBestFit(intervals_);
-    offsets_ = std::move(placed.offsets);
-    return placed.heap_bytes;
-  }
-  // Turns the buffer ids of `tree` into arena offsets.
-  void Resolve(BufferTree& tree) const {
-    for (BufferTree& e : tree.elements) Resolve(e);
-    if (!tree.shape.IsTuple() && tree.slot == 0) tree.offset = offsets_[tree.offset];
-  }
-
- private:
-  std::vector<HeapInterval> intervals_;
-  std::vector<int64_t> offsets_;
 };
 
 // Every instruction of a fusion body is one the emitter computes: an array
@@ -135,9 +90,25 @@ void AppendLeaves(const BufferTree& tree, std::vector<BufferRef>& refs) {
   for (const BufferTree& e : tree.elements) AppendLeaves(e, refs);
 }
 
+// Writes a constant at its place in the order: one whose buffer the
+// assignment shares over time (an output, or a buffer a thunk writes) holds
+// it only from its own step on.
+class ConstantThunk : public Thunk {
+ public:
+  ConstantThunk(const HloInstruction& inst, BufferTree tree) : Thunk(inst), tree_(std::move(tree)) {}
+  std::string_view kind() const override { return "constant"; }
+  absl::Status Run(ThunkContext& ctx) override {
+    WriteLiteral(instruction().literal(), tree_, ctx.slots);
+    return absl::OkStatus();
+  }
+
+ private:
+  BufferTree tree_;
+};
+
 struct Step {
   const HloInstruction* inst;
-  enum Kind { kKernel, kDot, kConvolution, kFallback } kind;
+  enum Kind { kKernel, kDot, kConvolution, kFallback, kConstant } kind;
   int64_t kernel = -1;  // index into the kernel specs
 };
 
@@ -152,68 +123,94 @@ class CpuExecutable : public runtime::Executable {
     const auto start = Clock::now();
     profile_ = options.profile;
     module_ = original.Clone();
-    module_->clear_schedule();
-    // Batch norms stay whole (evaluator fallback): expanded into f32 ops, as
-    // XLA's CPU pipeline does, their gradients overflow where the evaluator's
-    // wider arithmetic does not (mobilenet_v2's training step on random
-    // inputs), and the evaluator is the reference.
-    LoopFusion fusion;
-    XLITE_RETURN_IF_ERROR(fusion.Run(*module_).status());
+    XLITE_RETURN_IF_ERROR(PrepareCpuModule(*module_));
     pool_ = std::make_unique<ThreadPool>(options.threads);
 
+    // The shared buffer assignment places every buffer; the thunks run in
+    // its schedule's entry order.
+    XLITE_ASSIGN_OR_RETURN(CpuMemoryPlan plan, PlanCpuMemory(*module_));
     const HloComputation& entry = *module_->entry_computation();
-    AssignResultSlots(entry.root_instruction(), static_cast<int32_t>(1 + entry.num_parameters()));
-    Planner planner;
+    const AliasAnalysis& aliases = *plan.aliases;
+    const DataflowAnalysis& df = aliases.dataflow();
+    const int32_t first_result_slot = static_cast<int32_t>(1 + entry.num_parameters());
+    // Entry array parameters the program does not write stay in the
+    // caller's arguments.
+    absl::flat_hash_map<int32_t, int32_t> slot_of_buffer;
+    for (int64_t p = 0; p < entry.num_parameters(); ++p) {
+      const HloInstruction* param = entry.parameter_instruction(p);
+      if (param == nullptr || !param->shape().IsArray()) continue;
+      const int32_t value = df.ValueDefinedAt(*param, {});
+      if (value < 0) continue;
+      const int32_t buffer = aliases.BufferOfValue(value);
+      if (!plan.options.in_arena[buffer]) slot_of_buffer.emplace(buffer, 1 + p);
+    }
+    // The root's arrays that a thunk writes outside the arena are computed
+    // in the result literal (one slot per buffer; a repeat is copied).
+    {
+      std::vector<int64_t> path;
+      AssignResultSlots(entry.root_instruction()->shape(), *entry.root_instruction(), path, plan,
+                        first_result_slot, slot_of_buffer);
+    }
+    absl::Status located = absl::OkStatus();
+    auto tree_of = [&](const HloInstruction& inst) {
+      std::vector<int64_t> index;
+      return TreeOf(inst, inst.shape(), index, plan, slot_of_buffer, located);
+    };
     absl::flat_hash_map<const HloInstruction*, BufferTree> trees;
     std::vector<Step> steps;
     std::vector<KernelSpec> specs;
-    const std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
-    // Constants and copied-in tuple parameters are written before step 0;
-    // constants stay for every call, so they live to the end.
-    const int64_t end = static_cast<int64_t>(order.size());
-    for (int64_t at = 0; at < end; ++at) {
-      const HloInstruction* inst = order[at];
+    for (const HloInstruction* inst : plan.schedule.sequence(entry)) {
+      trees[inst] = tree_of(*inst);
       switch (inst->opcode()) {
-        case HloOpcode::kParameter:
-          // Arrays are read where the caller keeps them; tuples are copied in.
-          if (inst->shape().IsArray()) {
-            trees[inst] = BufferTree{
-                inst->shape(), 0, {}, static_cast<int32_t>(1 + inst->parameter_number())};
-            in_place_.push_back(inst->parameter_number());
-          } else {
-            trees[inst] = planner.Allocate(inst->shape(), 0);
-          }
-          parameters_.emplace_back(inst->parameter_number(), trees[inst]);
-          continue;
-        case HloOpcode::kConstant:
-          trees[inst] = planner.Allocate(inst->shape(), 0);
-          planner.Use(trees[inst], end);
-          constants_.emplace_back(inst, trees[inst]);
-          continue;
-        case HloOpcode::kTuple: {
-          BufferTree tree{inst->shape(), 0, {}};
-          for (const HloInstruction* op : inst->operands()) tree.elements.push_back(trees[op]);
-          trees[inst] = std::move(tree);
+        case HloOpcode::kParameter: {
+          const BufferTree& tree = trees[inst];
+          const int32_t own = static_cast<int32_t>(1 + inst->parameter_number());
+          if (inst->shape().IsArray() && tree.slot == own) in_place_.push_back(inst->parameter_number());
+          parameters_.emplace_back(inst->parameter_number(), tree);
           continue;
         }
+        case HloOpcode::kConstant: {
+          // Written once when its buffer holds nothing else for the whole
+          // program; else at its step of every call (a result, or a buffer
+          // a thunk writes too).
+          const int32_t value = df.ValueDefinedAt(*inst, {});
+          const int32_t buffer = value < 0 ? -1 : aliases.BufferOfValue(value);
+          if (buffer >= 0 && plan.options.in_arena[buffer] &&
+              aliases.buffer(buffer).kind == BufferKind::kConstant &&
+              aliases.buffer(buffer).values.size() == 1) {
+            constants_.emplace_back(inst, trees[inst]);
+          } else {
+            steps.push_back(Step{inst, Step::kConstant});
+          }
+          continue;
+        }
+        case HloOpcode::kTuple:
         case HloOpcode::kGetTupleElement:
-          trees[inst] = trees[inst->operand(0)].elements[inst->tuple_index()];
           continue;
         default:
           break;
       }
-      for (const HloInstruction* op : inst->operands()) planner.Use(trees[op], at);
-      auto result_slot = result_slots_.find(inst);
-      trees[inst] = result_slot == result_slots_.end()
-                        ? planner.Allocate(inst->shape(), at)
-                        : BufferTree{inst->shape(), 0, {}, result_slot->second};
       Step step{inst, Step::kFallback};
       if (inst->opcode() == HloOpcode::kFusion
               ? IsEmittableFusion(*inst)
               : IsElementalSupported(*inst) || IsReduceSupported(*inst)) {
         step.kind = Step::kKernel;
         step.kernel = static_cast<int64_t>(specs.size());
-        specs.push_back(SpecFor(*inst));
+        KernelSpec spec = SpecFor(*inst);
+        // Operands the assignment placed where the output goes (sharing is
+        // only ever granted to elementwise uses, see CanShareOperandBuffer).
+        const BufferTree& out = trees[inst];
+        if (spec.outputs() == 1 && !out.shape.IsTuple() &&
+            static_cast<int64_t>(spec.inputs.size()) == inst->operand_count()) {
+          for (int64_t i = 0; i < inst->operand_count(); ++i) {
+            const BufferTree& in = trees[inst->operand(i)];
+            if (!in.shape.IsTuple() && in.slot == out.slot && in.offset == out.offset &&
+                in.shape.IsArray() && in.shape.ElementCount() > 0) {
+              spec.in_place_inputs.push_back(i);
+            }
+          }
+        }
+        specs.push_back(std::move(spec));
       } else if (inst->opcode() == HloOpcode::kDot) {
         step.kind = Step::kDot;
       } else if (inst->opcode() == HloOpcode::kConvolution) {
@@ -221,20 +218,17 @@ class CpuExecutable : public runtime::Executable {
       }
       steps.push_back(step);
     }
-    // The result is read after the last step.
-    planner.Use(trees[entry.root_instruction()], end);
-    const int64_t arena_bytes = planner.Place();
-    for (auto& [inst, tree] : trees) planner.Resolve(tree);
-    for (auto& [number, tree] : parameters_) planner.Resolve(tree);
-    for (auto& [inst, tree] : constants_) planner.Resolve(tree);
+    XLITE_RETURN_IF_ERROR(located);
+    const int64_t arena_bytes = plan.assignment.arena_bytes;
     root_ = trees[entry.root_instruction()];
     arena_ = std::make_unique<Arena>(arena_bytes);
     if (arena_->data() == nullptr) {
       return absl::ResourceExhaustedError(
           absl::StrCat("cpu backend: cannot allocate its ", arena_bytes, "-byte arena"));
     }
-    slots_.assign(1 + entry.num_parameters() + result_paths_.size(), nullptr);
+    slots_.assign(first_result_slot + result_paths_.size(), nullptr);
     slots_[0] = arena_->data();
+    first_result_slot_ = first_result_slot;
     for (const auto& [inst, tree] : constants_) WriteLiteral(inst->literal(), tree, slots_.data());
 
     XLITE_ASSIGN_OR_RETURN(kernels_, CompileKernels(specs));
@@ -243,7 +237,9 @@ class CpuExecutable : public runtime::Executable {
     for (const Step& step : steps) {
       const HloInstruction& inst = *step.inst;
       std::unique_ptr<Thunk> thunk;
-      if (step.kind == Step::kKernel) {
+      if (step.kind == Step::kConstant) {
+        thunk = std::make_unique<ConstantThunk>(inst, trees[&inst]);
+      } else if (step.kind == Step::kKernel) {
         std::vector<BufferRef> buffers;
         AppendLeaves(trees[&inst], buffers);  // the output, and the side output
         for (const HloInstruction* op : inst.operands()) buffers.push_back(at(op));
@@ -289,7 +285,6 @@ class CpuExecutable : public runtime::Executable {
         return InvalidArgument("argument ", number, " does not have the shape ",
                                tree.shape.ToString());
       }
-      if (tree.slot == 0) WriteLiteral(args[number], tree, slots_.data());
     }
     for (int64_t number : in_place_) {
       slots_[1 + number] = const_cast<uint8_t*>(args[number].raw_data().data());
@@ -300,6 +295,13 @@ class CpuExecutable : public runtime::Executable {
       Literal* leaf = &result;
       for (int64_t i : result_paths_[k]) leaf = &leaf->mutable_tuple_elements()[i];
       slots_[first_result_slot_ + k] = leaf->mutable_raw_data().data();
+    }
+    // Parameters not read in place are copied in (tuples, and those the
+    // program writes: the arena or the result holds them).
+    for (const auto& [number, tree] : parameters_) {
+      if (tree.slot != 1 + number || tree.shape.IsTuple()) {
+        WriteLiteral(args[number], tree, slots_.data());
+      }
     }
     ThunkContext ctx;
     ctx.slots = slots_.data();
@@ -321,6 +323,8 @@ class CpuExecutable : public runtime::Executable {
     FillLiteral(root_, result, slots_.data());
     return result;
   }
+
+  int64_t arena_bytes() const override { return arena_->bytes(); }
 
   std::string ProfileReport() const override {
     std::string out = absl::StrFormat(
@@ -346,29 +350,62 @@ class CpuExecutable : public runtime::Executable {
   }
 
  private:
-  // The arrays the root returns through tuple instructions (not parameters,
-  // constants or repeats) get slots from `first` on, bound per call to the
-  // result literal's arrays, so they are computed where the caller gets them.
-  void AssignResultSlots(const HloInstruction* inst, int32_t first) {
-    first_result_slot_ = first;
-    std::vector<int64_t> path;
-    AssignResultSlots(inst, path);
-  }
-  void AssignResultSlots(const HloInstruction* inst, std::vector<int64_t>& path) {
-    if (inst->opcode() == HloOpcode::kTuple) {
-      for (int64_t i = 0; i < inst->operand_count(); ++i) {
+  // Result slots for the buffers at the root's array leaves that the plan
+  // keeps outside the arena (and that are not the caller's arguments).
+  void AssignResultSlots(const Shape& shape, const HloInstruction& root,
+                         std::vector<int64_t>& path, const CpuMemoryPlan& plan, int32_t first,
+                         absl::flat_hash_map<int32_t, int32_t>& slot_of_buffer) {
+    if (shape.IsTuple()) {
+      for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size()); ++i) {
         path.push_back(i);
-        AssignResultSlots(inst->operand(i), path);
+        AssignResultSlots(shape.tuple_shapes()[i], root, path, plan, first, slot_of_buffer);
         path.pop_back();
       }
       return;
     }
-    if (!inst->shape().IsArray() || inst->opcode() == HloOpcode::kParameter ||
-        inst->opcode() == HloOpcode::kConstant || result_slots_.contains(inst)) {
-      return;
-    }
-    result_slots_[inst] = first_result_slot_ + static_cast<int32_t>(result_paths_.size());
+    if (!shape.IsArray()) return;
+    absl::Span<const int32_t> set = plan.aliases->dataflow().ValueSetAt(root, path);
+    if (set.empty()) return;
+    const int32_t buffer = plan.aliases->BufferOfValue(set[0]);
+    if (plan.options.in_arena[buffer] || slot_of_buffer.contains(buffer)) return;
+    slot_of_buffer.emplace(buffer, first + static_cast<int32_t>(result_paths_.size()));
     result_paths_.push_back(path);
+  }
+
+  // Where `inst`'s arrays live: the arena offset of their buffer, or its
+  // argument or result slot.
+  static BufferTree TreeOf(const HloInstruction& inst, const Shape& shape,
+                           std::vector<int64_t>& index, const CpuMemoryPlan& plan,
+                           const absl::flat_hash_map<int32_t, int32_t>& slot_of_buffer,
+                           absl::Status& status) {
+    BufferTree tree{shape, 0, {}};
+    if (shape.IsTuple()) {
+      for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size()); ++i) {
+        index.push_back(i);
+        tree.elements.push_back(
+            TreeOf(inst, shape.tuple_shapes()[i], index, plan, slot_of_buffer, status));
+        index.pop_back();
+      }
+      return tree;
+    }
+    absl::Span<const int32_t> set = plan.aliases->dataflow().ValueSetAt(inst, index);
+    if (set.empty()) {
+      if (shape.IsArray() && status.ok()) {
+        status = absl::InternalError(absl::StrCat("cpu backend: no buffer for ", inst.name()));
+      }
+      return tree;
+    }
+    const int32_t buffer = plan.aliases->BufferOfValue(set[0]);
+    const int64_t offset = plan.assignment.offsets[buffer];
+    if (offset >= 0) {
+      tree.offset = offset;
+    } else if (auto it = slot_of_buffer.find(buffer); it != slot_of_buffer.end()) {
+      tree.slot = it->second;
+    } else if (shape.IsArray() && status.ok()) {
+      status = absl::InternalError(
+          absl::StrCat("cpu backend: the buffer of ", inst.name(), " has no place"));
+    }
+    return tree;
   }
 
   static bool SameDimensions(const Shape& a, const Shape& b) {
@@ -390,7 +427,6 @@ class CpuExecutable : public runtime::Executable {
   std::vector<std::pair<int64_t, BufferTree>> parameters_;
   std::vector<int64_t> in_place_;  // array parameters, read from the arguments
   std::vector<uint8_t*> slots_;    // this call's bases (see BufferTree)
-  absl::flat_hash_map<const HloInstruction*, int32_t> result_slots_;
   std::vector<std::vector<int64_t>> result_paths_;  // per result slot, its tuple index
   int32_t first_result_slot_ = 0;
   std::vector<std::pair<const HloInstruction*, BufferTree>> constants_;

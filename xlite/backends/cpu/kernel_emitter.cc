@@ -48,6 +48,9 @@ class Emitter {
       buffer_ptrs_.push_back(
           b_.CreateLoad(b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, i)));
     }
+    for (int64_t input : spec.in_place_inputs) {
+      buffer_ptrs_[spec.outputs() + input] = buffer_ptrs_[0];
+    }
     const Shape& shape = spec.root->shape();
     Index index(shape.rank());
     if (shape.rank() == 0) {

@@ -62,6 +62,11 @@ struct KernelSpec {
   const HloInstruction* root = nullptr;
   const HloInstruction* side = nullptr;
   std::vector<const HloInstruction*> inputs;
+  // Inputs whose buffer is the output's (the buffer assignment let the
+  // kernel write over them): read through the output's pointer, so the
+  // vectoriser sees one array read and written at the same index instead of
+  // two that overlap (whose run-time check would take the scalar loop).
+  std::vector<int64_t> in_place_inputs;
   int64_t outputs() const { return side != nullptr ? 2 : 1; }
 };
 // The elements a kernel touches per run: its output's, or for a reduce
