@@ -51,8 +51,17 @@ absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForBackend(
       absl::StrCat("unknown backend '", backend, "' (available: ", AvailableBackends(), ")"));
 }
 
-absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend,
-                                                     HloModule& module, int64_t top) {
+bool BackendPlansArena(const std::string& backend) {
+#if XLITE_HAVE_CPU_BACKEND
+  return backend == "cpu";
+#else
+  (void)backend;
+  return false;
+#endif
+}
+
+absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend, HloModule& module,
+                                                     int64_t top) {
 #if XLITE_HAVE_CPU_BACKEND
   if (backend == "cpu") {
     XLITE_RETURN_IF_ERROR(cpu::PrepareCpuModule(module));
@@ -71,14 +80,14 @@ absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend,
 #endif
   (void)module;
   (void)top;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "no arena to report for backend '", backend, "' (backends with one: ",
+  return absl::InvalidArgumentError(absl::StrCat("no arena to report for backend '", backend,
+                                                 "' (backends with one: ",
 #if XLITE_HAVE_CPU_BACKEND
-      "cpu",
+                                                 "cpu",
 #else
-      "none in this build",
+                                                  "none in this build",
 #endif
-      ")"));
+                                                 ")"));
 }
 
 }  // namespace xlite::tools

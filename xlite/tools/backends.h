@@ -32,13 +32,16 @@ bool IsBackend(const std::string& name);
 absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForBackend(
     const std::string& backend, const HloModule& module, const runtime::CompileOptions& options);
 
+// Whether `backend` plans an arena (cpu), so AnalyzeMemoryForBackend applies.
+bool BackendPlansArena(const std::string& backend);
+
 // The memory report of the program `backend` runs (`xlite mem --backend`):
 // the backend's own preparation of `module` (rewritten in place: the cpu
 // backend's fusion and copies), its schedule and its arena, the same
 // computation its executable allocates from. Only backends that plan an
 // arena (cpu) have one.
-absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend,
-                                                     HloModule& module, int64_t top);
+absl::StatusOr<MemoryReport> AnalyzeMemoryForBackend(const std::string& backend, HloModule& module,
+                                                     int64_t top);
 
 }  // namespace xlite::tools
 

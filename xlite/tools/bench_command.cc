@@ -16,12 +16,14 @@
 #include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/module.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/process_memory.h"
 #include "xlite/tools/run_inputs.h"
 
 namespace xlite::tools {
@@ -37,6 +39,7 @@ struct BenchOptions {
   std::optional<int64_t> memory_budget;
   bool json = false;
   bool profile = false;  // the backend's time per kernel/thunk, over every execution
+  bool report = false;   // predicted memory and time beside what the run measured
 };
 
 // What one `xlite bench` measured.
@@ -51,6 +54,12 @@ struct Measurement {
   std::optional<double> roofline_ms;
   std::string roofline_note;
   int64_t arena_bytes = -1;  // the backend's arena, -1 when it has none
+  // What the compiler predicts the run holds at its peak (`xlite mem
+  // --backend`: arguments, outputs and the arena), -1 when the backend plans
+  // no arena; and what the process held: its resident set once the module
+  // was parsed (the baseline) and at its highest.
+  int64_t predicted_peak_bytes = -1;
+  int64_t baseline_rss_bytes = 0, peak_rss_bytes = 0;
 };
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
@@ -89,6 +98,41 @@ void SetRoofline(const ModuleCost& cost, Measurement* m) {
   m->roofline_ms = seconds * 1e3;
 }
 
+// Predicted beside measured: memory (the process's growth over its baseline
+// against the compiler's peak) and time (the host roofline against the
+// median).
+std::string ReportText(const Measurement& m) {
+  std::string out = "predicted vs measured:\n";
+  const int64_t grown = m.peak_rss_bytes - m.baseline_rss_bytes;
+  if (m.predicted_peak_bytes >= 0) {
+    absl::StrAppendFormat(
+        &out,
+        "  memory: predicted peak %s (arguments, outputs, arena %s); measured %s over a %s "
+        "baseline (peak RSS %s), %.1f%% of predicted\n",
+        BytesText(m.predicted_peak_bytes, false), BytesText(m.arena_bytes, false),
+        BytesText(grown, false), BytesText(m.baseline_rss_bytes, false),
+        BytesText(m.peak_rss_bytes, false),
+        m.predicted_peak_bytes > 0
+            ? 100.0 * static_cast<double>(grown) / static_cast<double>(m.predicted_peak_bytes)
+            : 0.0);
+  } else {
+    absl::StrAppendFormat(&out,
+                          "  memory: no prediction for this backend (no arena); measured %s over "
+                          "a %s baseline (peak RSS %s)\n",
+                          BytesText(grown, false), BytesText(m.baseline_rss_bytes, false),
+                          BytesText(m.peak_rss_bytes, false));
+  }
+  if (m.roofline_ms) {
+    absl::StrAppendFormat(&out,
+                          "  time: predicted %.4g ms (host roofline); measured median %.4g ms\n",
+                          *m.roofline_ms, Median(m.run_ms));
+  } else {
+    absl::StrAppendFormat(&out, "  time: no prediction (%s); measured median %.4g ms\n",
+                          m.roofline_note, Median(m.run_ms));
+  }
+  return out;
+}
+
 std::string FormatText(const BenchOptions& options, const Measurement& m) {
   const double median = Median(m.run_ms);
   std::string out;
@@ -109,6 +153,7 @@ std::string FormatText(const BenchOptions& options, const Measurement& m) {
   } else {
     absl::StrAppendFormat(&out, "host roofline: unknown (%s)\n", m.roofline_note);
   }
+  if (options.report) out += ReportText(m);
   return out;
 }
 
@@ -127,6 +172,10 @@ std::string FormatJson(const BenchOptions& options, const Measurement& m) {
   json["flops"] = m.flops;
   json["bytes_accessed"] = m.bytes_accessed;
   json["arena_bytes"] = m.arena_bytes >= 0 ? nlohmann::ordered_json(m.arena_bytes) : nullptr;
+  json["predicted_peak_bytes"] =
+      m.predicted_peak_bytes >= 0 ? nlohmann::ordered_json(m.predicted_peak_bytes) : nullptr;
+  json["baseline_rss_bytes"] = m.baseline_rss_bytes;
+  json["peak_rss_bytes"] = m.peak_rss_bytes;
   json["gflops"] = GigaPerSecond(m.flops, median);
   json["gbytes_per_s"] = GigaPerSecond(m.bytes_accessed, median);
   json["roofline_ms"] = m.roofline_ms ? nlohmann::ordered_json(*m.roofline_ms) : nullptr;
@@ -141,6 +190,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
   XLITE_ASSIGN_OR_RETURN(RunnableModule loaded,
                          LoadRunnableModule(options.path, options.memory_budget, false));
   HloModule& module = *loaded.module;
+  const int64_t baseline_rss = ResidentBytes();  // before the inputs exist
   if (module.config().DeviceCount() > 1) {
     return absl::InvalidArgumentError(
         "not supported yet: xlite bench on multi-device modules (use xlite run)");
@@ -154,6 +204,14 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
 
   Measurement m;
   m.module = module.name();
+  m.baseline_rss_bytes = baseline_rss;
+  if (BackendPlansArena(options.backend)) {
+    // The same plan the executable makes, on a copy (the plan rewrites it).
+    std::unique_ptr<HloModule> planned = module.Clone();
+    XLITE_ASSIGN_OR_RETURN(MemoryReport memory,
+                           AnalyzeMemoryForBackend(options.backend, *planned, 0));
+    m.predicted_peak_bytes = memory.parameter_bytes + memory.output_bytes + memory.arena_bytes;
+  }
   XLITE_ASSIGN_OR_RETURN(ModuleCost cost, AnalyzeModuleCost(module, CostOptions()));
   m.flops = cost.total.flops;
   m.bytes_accessed = cost.total.bytes_accessed;
@@ -188,6 +246,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
     if (i >= options.warmup) m.run_ms.push_back(ms);
   }
   std::sort(m.run_ms.begin(), m.run_ms.end());
+  m.peak_rss_bytes = PeakResidentBytes();
   if (options.profile) std::cerr << (*executable)->ProfileReport();
   return m;
 }
@@ -246,6 +305,10 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   command->add_flag("--json", options->json,
                     "Print one JSON object (median_ms, min_ms, max_ms, compile_ms, gflops, "
                     "gbytes_per_s, roofline_share or null, backend, repeat...)");
+  command->add_flag("--report", options->report,
+                    "Print the predicted peak memory (as `xlite mem --backend`) and time (host "
+                    "roofline) beside what the run measured: the process's resident-set growth "
+                    "over its baseline once the module is parsed, and the median time");
   command->add_flag("--profile", options->profile,
                     "Print the time per fused computation/thunk, summed over every execution "
                     "(warmup included), to stderr");
