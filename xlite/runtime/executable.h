@@ -43,6 +43,9 @@ class Executable {
   // The bytes of the one arena the backend allocated for the program's
   // buffers (what `xlite mem --backend` reports); -1 when it plans none.
   virtual int64_t arena_bytes() const { return -1; }
+  // The working space its library calls (convolutions) were given at
+  // compile time, beside the arena; 0 when none.
+  virtual int64_t scratch_bytes() const { return 0; }
 };
 
 }  // namespace xlite::runtime

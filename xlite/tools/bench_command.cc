@@ -53,7 +53,8 @@ struct Measurement {
   // sums it), or why it is unknown.
   std::optional<double> roofline_ms;
   std::string roofline_note;
-  int64_t arena_bytes = -1;  // the backend's arena, -1 when it has none
+  int64_t arena_bytes = -1;   // the backend's arena, -1 when it has none
+  int64_t scratch_bytes = 0;  // its library calls' working space
   // What the compiler predicts the run holds at its peak (`xlite mem
   // --backend`: arguments, outputs and the arena), -1 when the backend plans
   // no arena; and what the process held: its resident set once the module
@@ -104,23 +105,22 @@ void SetRoofline(const ModuleCost& cost, Measurement* m) {
 std::string ReportText(const Measurement& m) {
   std::string out = "predicted vs measured:\n";
   const int64_t grown = m.peak_rss_bytes - m.baseline_rss_bytes;
+  const std::string measured =
+      absl::StrFormat("measured peak RSS %s, %s over the %s once the module was parsed",
+                      BytesText(m.peak_rss_bytes, false), BytesText(grown, false),
+                      BytesText(m.baseline_rss_bytes, false));
   if (m.predicted_peak_bytes >= 0) {
+    const int64_t expected = m.predicted_peak_bytes + m.scratch_bytes;
     absl::StrAppendFormat(
         &out,
-        "  memory: predicted peak %s (arguments, outputs, arena %s); measured %s over a %s "
-        "baseline (peak RSS %s), %.1f%% of predicted\n",
+        "  memory: predicted peak %s (arguments, outputs, arena %s) + library scratch %s; %s "
+        "(%.1f%% of predicted + scratch)\n",
         BytesText(m.predicted_peak_bytes, false), BytesText(m.arena_bytes, false),
-        BytesText(grown, false), BytesText(m.baseline_rss_bytes, false),
-        BytesText(m.peak_rss_bytes, false),
-        m.predicted_peak_bytes > 0
-            ? 100.0 * static_cast<double>(grown) / static_cast<double>(m.predicted_peak_bytes)
-            : 0.0);
+        BytesText(m.scratch_bytes, false), measured,
+        expected > 0 ? 100.0 * static_cast<double>(grown) / static_cast<double>(expected) : 0.0);
   } else {
-    absl::StrAppendFormat(&out,
-                          "  memory: no prediction for this backend (no arena); measured %s over "
-                          "a %s baseline (peak RSS %s)\n",
-                          BytesText(grown, false), BytesText(m.baseline_rss_bytes, false),
-                          BytesText(m.peak_rss_bytes, false));
+    absl::StrAppendFormat(&out, "  memory: no prediction for this backend (no arena); %s\n",
+                          measured);
   }
   if (m.roofline_ms) {
     absl::StrAppendFormat(&out,
@@ -172,6 +172,7 @@ std::string FormatJson(const BenchOptions& options, const Measurement& m) {
   json["flops"] = m.flops;
   json["bytes_accessed"] = m.bytes_accessed;
   json["arena_bytes"] = m.arena_bytes >= 0 ? nlohmann::ordered_json(m.arena_bytes) : nullptr;
+  json["scratch_bytes"] = m.scratch_bytes;
   json["predicted_peak_bytes"] =
       m.predicted_peak_bytes >= 0 ? nlohmann::ordered_json(m.predicted_peak_bytes) : nullptr;
   json["baseline_rss_bytes"] = m.baseline_rss_bytes;
@@ -229,7 +230,10 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
         absl::StrCat("compilation failed: ", executable.status().message()));
   }
   m.compile_ms = MillisecondsSince(compile_start);
-  if (executable.ok() && *executable != nullptr) m.arena_bytes = (*executable)->arena_bytes();
+  if (executable.ok() && *executable != nullptr) {
+    m.arena_bytes = (*executable)->arena_bytes();
+    m.scratch_bytes = (*executable)->scratch_bytes();
+  }
 
   SetActivity(absl::StrCat("running ", loaded.name));
   runtime::ExecuteOptions execute_options;

@@ -325,6 +325,7 @@ class CpuExecutable : public runtime::Executable {
   }
 
   int64_t arena_bytes() const override { return arena_->bytes(); }
+  int64_t scratch_bytes() const override { return scratch_ != nullptr ? scratch_->bytes() : 0; }
 
   std::string ProfileReport() const override {
     std::string out = absl::StrFormat(
