@@ -1,5 +1,5 @@
 // Per-call cost of a small program: 20 elementwise ops on f32[16] arrays,
-// compiled once through CompileForBackend for every backend this build has
+// compiled once through the compile pipeline for every backend this build has
 // and executed many times, so that what is timed is the runtime's fixed cost
 // per execution and per op (the target: under 10 us per call).
 #include <memory>
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "benchmark/benchmark.h"
-#include "xlite/analysis/verifier.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/runtime/random_inputs.h"
 #include "xlite/text/parser.h"
 #include "xlite/tools/backends.h"
@@ -53,20 +53,19 @@ void BM_SmallProgram(benchmark::State& state, const std::string& backend) {
     state.SkipWithError(std::string(module.status().message()).c_str());
     return;
   }
-  if (absl::Status verified = VerifyModule(**module); !verified.ok()) {
-    state.SkipWithError(std::string(verified.message()).c_str());
-    return;
-  }
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      tools::CompileForBackend(backend, **module, runtime::CompileOptions());
-  if (!executable.ok()) {
-    state.SkipWithError(std::string(executable.status().message()).c_str());
-    return;
-  }
   std::vector<Literal> args = runtime::RandomArguments(**module, 1);
+  compiler::CompileOptions compile;
+  compile.backend = backend;
+  compile.build_executable = true;
+  absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(**module, compile);
+  if (!compiled.ok()) {
+    state.SkipWithError(std::string(compiled.status().message()).c_str());
+    return;
+  }
+  runtime::Executable& executable = *compiled->executable;
   const runtime::ExecuteOptions options;
   for (auto _ : state) {
-    absl::StatusOr<Literal> result = (*executable)->Execute(args, options);
+    absl::StatusOr<Literal> result = executable.Execute(args, options);
     if (!result.ok()) {
       state.SkipWithError(std::string(result.status().message()).c_str());
       return;
@@ -80,6 +79,7 @@ void BM_SmallProgram(benchmark::State& state, const std::string& backend) {
 }  // namespace xlite
 
 int main(int argc, char** argv) {
+  xlite::tools::RegisterBackends();
   for (absl::string_view name : absl::StrSplit(xlite::tools::AvailableBackends(), ',')) {
     const std::string backend(absl::StripAsciiWhitespace(name));
     benchmark::RegisterBenchmark(("BM_SmallProgram/" + backend).c_str(), xlite::BM_SmallProgram,

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "xlite/analysis/partition_state.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
@@ -34,6 +35,42 @@ absl::Status RunPassesVerified(std::string_view spec, const PipelineOptions& opt
   if (!named.ok()) return named;
   return absl::InternalError(absl::StrCat("the module after `", std::string(spec),
                                           "` does not verify: ", verified.message()));
+}
+
+// An error when `module` does not verify after `stage`: an xlite bug.
+absl::Status VerifyStage(const HloModule& module, std::string_view stage) {
+  absl::Status verified = VerifyModule(module);
+  if (verified.ok()) return verified;
+  return absl::InternalError(absl::StrCat("the module after ", std::string(stage),
+                                          " does not verify (an xlite bug): ", verified.message()));
+}
+
+// The backend stage: its passes and order, then its memory plan and its
+// executable, both of the module as prepared.
+absl::Status CompileForBackend(HloModule& module, const CompileOptions& options,
+                               CompileResult& result) {
+  const Backend* backend = FindBackend(options.backend);
+  if (backend == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown backend '", options.backend,
+                     "' (available: ", absl::StrJoin(BackendNames(), ", "), ")"));
+  }
+  if (module.config().DeviceCount() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not supported yet: compiling a ", module.config().DeviceCount(),
+        "-device module for backend '", options.backend,
+        "' (partition it and run it with `xlite run --spmd`, or use the interpreter)"));
+  }
+  XLITE_RETURN_IF_ERROR(backend->Prepare(module));
+  XLITE_RETURN_IF_ERROR(
+      VerifyStage(module, absl::StrCat("the ", options.backend, " backend's passes")));
+  if (options.analyze_memory) {
+    XLITE_ASSIGN_OR_RETURN(result.memory, backend->AnalyzeMemory(module, options.memory_top));
+  }
+  if (options.build_executable) {
+    XLITE_ASSIGN_OR_RETURN(result.executable, backend->Build(module, options.executable_options));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -72,12 +109,9 @@ absl::StatusOr<CompileResult> Compile(HloModule& module, const CompileOptions& o
   if (options.schedule_on.has_value()) {
     LatencyModel model(*options.schedule_on);
     XLITE_ASSIGN_OR_RETURN(result.schedule, ScheduleModule(module, model, options.schedule));
-    absl::Status verified = VerifyModule(module);
-    if (!verified.ok()) {
-      return absl::InternalError(absl::StrCat(
-          "the module after scheduling does not verify (an xlite bug): ", verified.message()));
-    }
+    XLITE_RETURN_IF_ERROR(VerifyStage(module, "scheduling"));
   }
+  if (!options.backend.empty()) XLITE_RETURN_IF_ERROR(CompileForBackend(module, options, result));
   return result;
 }
 

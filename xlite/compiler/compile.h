@@ -1,19 +1,24 @@
 // Compile(module, options): the one pipeline every command goes through —
 // verify, the passes or a named pipeline, sharding propagation and the SPMD
-// partitioner, scheduling on a device, then the final verification — with
-// one record of what each stage did. `xlite opt`, `run --spmd` (threads and
-// MPI), `shard --partition` and `sched` are views of its result, so they
-// describe one module.
+// partitioner, scheduling on a device, a backend's own passes and the order
+// it runs in, its memory plan and its executable, each stage's result
+// verified — with one record of what each stage did. `xlite opt`, `run`
+// (one device, --spmd on threads and MPI), `bench`, `mem --backend`, `cost
+// --spmd`, `shard --partition` and `sched` are views of its result, so they
+// describe the module that runs.
 #ifndef XLITE_COMPILER_COMPILE_H_
 #define XLITE_COMPILER_COMPILE_H_
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/compiler/backend.h"
 #include "xlite/ir/module.h"
 #include "xlite/passes/pipeline.h"
 #include "xlite/sched/schedule_module.h"
@@ -41,6 +46,16 @@ struct CompileOptions {
   // module keeps the order it has.
   std::optional<DeviceSpec> schedule_on;
   ScheduleModuleOptions schedule;
+  // Compile for this backend (backend.h; empty: none): its passes and its
+  // schedule, then what is asked for below. Single-device modules only.
+  std::string backend;
+  // The backend's memory plan (`xlite mem --backend`), the `memory_top`
+  // largest live buffers listed (all when <= 0).
+  bool analyze_memory = false;
+  int64_t memory_top = 0;
+  // The backend's executable, built with these options.
+  bool build_executable = false;
+  runtime::CompileOptions executable_options;
 };
 
 struct CompileResult {
@@ -52,6 +67,11 @@ struct CompileResult {
   std::optional<spmd::PartitionReport> partition;
   // With `schedule_on`: the schedule's step estimates and memory figures.
   std::optional<ScheduleModuleResult> schedule;
+  // With `analyze_memory`: the buffers of the program the backend runs and
+  // the arena its executable allocates.
+  std::optional<MemoryReport> memory;
+  // With `build_executable`: runs the compiled module, which must outlive it.
+  std::unique_ptr<runtime::Executable> executable;
   // Things the user should know that do not stop compilation.
   std::vector<std::string> warnings;
 };

@@ -5,8 +5,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "xlite/analysis/verifier.h"
+#include "xlite/eval/eval_test_util.h"
 #include "xlite/ir/computation.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/text/parser.h"
@@ -132,6 +134,62 @@ TEST(CompileTest, ACollectiveInAManualRegionIsNoSignOfPartitioning) {
   std::unique_ptr<HloModule> module = Parse(WithSharding(", sharding={manual}"));
   ASSERT_NE(module, nullptr);
   EXPECT_FALSE(AlreadyPartitionedWarning(*module).has_value());
+}
+
+constexpr char kOneDevice[] = R"(
+HloModule one_device
+
+ENTRY %main (x: f32[4], y: f32[4]) -> f32[4] {
+  %x = f32[4] parameter(0)
+  %y = f32[4] parameter(1)
+  %a = f32[4] add(%x, %y)
+  ROOT %n = f32[4] negate(%a)
+}
+)";
+
+TEST(CompileTest, TheBackendStageBuildsAnExecutableOfTheCompiledModule) {
+  std::unique_ptr<HloModule> module = Parse(kOneDevice);
+  ASSERT_NE(module, nullptr);
+  CompileOptions options;
+  options.passes = "dce";
+  options.backend = "interpreter";
+  options.build_executable = true;
+  absl::StatusOr<CompileResult> result = Compile(*module, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_NE(result->executable, nullptr);
+  EXPECT_FALSE(result->memory.has_value());
+  std::vector<Literal> args;
+  args.push_back(eval::testing::MakeLiteral("f32[4]", {1, 2, 3, 4}));
+  args.push_back(eval::testing::MakeLiteral("f32[4]", {10, 20, 30, 40}));
+  absl::StatusOr<Literal> out = result->executable->Execute(args, runtime::ExecuteOptions());
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(eval::testing::ToDoubles(*out), (std::vector<double>{-11, -22, -33, -44}));
+}
+
+TEST(CompileTest, TheBackendStageRefusesWhatItCannotCompile) {
+  std::unique_ptr<HloModule> module = Parse(kOneDevice);
+  ASSERT_NE(module, nullptr);
+  CompileOptions unknown;
+  unknown.backend = "tpu";
+  absl::StatusOr<CompileResult> result = Compile(*module, unknown);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("unknown backend 'tpu' (available: interpreter"));
+
+  CompileOptions memory;
+  memory.backend = "interpreter";
+  memory.analyze_memory = true;
+  result = Compile(*module, memory);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("plans no arena"));
+
+  std::unique_ptr<HloModule> two = Parse(WithSharding(""));
+  ASSERT_NE(two, nullptr);
+  CompileOptions interpreter;
+  interpreter.backend = "interpreter";
+  result = Compile(*two, interpreter);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("2-device module"));
 }
 
 }  // namespace

@@ -18,7 +18,10 @@
 #include "xlite/analysis/device_spec.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/ir/module.h"
+#include "xlite/runtime/binary_file.h"
+#include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -38,8 +41,9 @@ struct BenchOptions {
   int repeat = 10;
   std::optional<int64_t> memory_budget;
   bool json = false;
-  bool profile = false;  // the backend's time per kernel/thunk, over every execution
-  bool report = false;   // predicted memory and time beside what the run measured
+  bool profile = false;       // the backend's time per kernel/thunk, over every execution
+  bool report = false;        // predicted memory and time beside what the run measured
+  std::string save_compiled;  // the module as the backend runs it
 };
 
 // What one `xlite bench` measured.
@@ -206,34 +210,35 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
   Measurement m;
   m.module = module.name();
   m.baseline_rss_bytes = baseline_rss;
-  if (BackendPlansArena(options.backend)) {
-    // The same plan the executable makes, on a copy (the plan rewrites it).
-    std::unique_ptr<HloModule> planned = module.Clone();
-    XLITE_ASSIGN_OR_RETURN(MemoryReport memory,
-                           AnalyzeMemoryForBackend(options.backend, *planned, 0));
-    m.predicted_peak_bytes = memory.parameter_bytes + memory.output_bytes + memory.arena_bytes;
-  }
   XLITE_ASSIGN_OR_RETURN(ModuleCost cost, AnalyzeModuleCost(module, CostOptions()));
   m.flops = cost.total.flops;
   m.bytes_accessed = cost.total.bytes_accessed;
   SetRoofline(cost, &m);
 
   SetActivity(absl::StrCat("compiling ", loaded.name));
-  runtime::CompileOptions compile_options;
-  compile_options.threads = options.threads;
-  compile_options.profile = options.profile;
+  compiler::CompileOptions compile;
+  compile.backend = options.backend;
+  compile.analyze_memory = compiler::FindBackend(options.backend)->PlansArena();
+  compile.build_executable = true;
+  compile.executable_options.threads = options.threads;
+  compile.executable_options.profile = options.profile;
   auto compile_start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      CompileForBackend(options.backend, module, compile_options);
-  if (!executable.ok()) {
+  absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
+  if (!compiled.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("compilation failed: ", executable.status().message()));
+        absl::StrCat("compilation failed: ", compiled.status().message()));
   }
   m.compile_ms = MillisecondsSince(compile_start);
-  if (executable.ok() && *executable != nullptr) {
-    m.arena_bytes = (*executable)->arena_bytes();
-    m.scratch_bytes = (*executable)->scratch_bytes();
+  if (compiled->memory.has_value()) {
+    const MemoryReport& memory = *compiled->memory;
+    m.predicted_peak_bytes = memory.parameter_bytes + memory.output_bytes + memory.arena_bytes;
   }
+  if (!options.save_compiled.empty()) {
+    XLITE_RETURN_IF_ERROR(runtime::WriteBinaryFile(options.save_compiled, PrintModule(module)));
+  }
+  runtime::Executable& executable = *compiled->executable;
+  m.arena_bytes = executable.arena_bytes();
+  m.scratch_bytes = executable.scratch_bytes();
 
   SetActivity(absl::StrCat("running ", loaded.name));
   runtime::ExecuteOptions execute_options;
@@ -242,7 +247,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
     auto start = std::chrono::steady_clock::now();
     // The result is produced (and freed) within the timed call, so that two
     // results are never alive at once.
-    absl::Status status = (*executable)->Execute(args, execute_options).status();
+    absl::Status status = executable.Execute(args, execute_options).status();
     const double ms = MillisecondsSince(start);
     if (!status.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("evaluation failed: ", status.message()));
@@ -251,7 +256,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
   }
   std::sort(m.run_ms.begin(), m.run_ms.end());
   m.peak_rss_bytes = PeakResidentBytes();
-  if (options.profile) std::cerr << (*executable)->ProfileReport();
+  if (options.profile) std::cerr << executable.ProfileReport();
   return m;
 }
 
@@ -313,6 +318,9 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
                     "Print the predicted peak memory (as `xlite mem --backend`) and time (host "
                     "roofline) beside what the run measured: the process's resident-set growth "
                     "over its baseline once the module is parsed, and the median time");
+  command->add_option("--save-compiled", options->save_compiled,
+                      "Write the module as the backend runs it to this file (cpu: fused and "
+                      "scheduled, as its thunks run)");
   command->add_flag("--profile", options->profile,
                     "Print the time per fused computation/thunk, summed over every execution "
                     "(warmup included), to stderr");

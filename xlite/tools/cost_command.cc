@@ -15,6 +15,8 @@
 #include "xlite/base/strings.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/ir/computation.h"
+#include "xlite/runtime/binary_file.h"
+#include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
 #include "xlite/tools/input.h"
@@ -30,6 +32,7 @@ struct CostOptionsCli {
   bool json = false;
   bool xla_compat = false;
   bool spmd = false;  // partition first: the per-device program's cost
+  std::string save_compiled;
 };
 
 // One instruction of the report with its roofline time.
@@ -201,6 +204,14 @@ int RunCost(const CostOptionsCli& options) {
         PrintError(absl::StrCat(modules[i].location, ": warning: ", warning));
       }
     }
+    if (!options.save_compiled.empty() && i == 0) {
+      absl::Status saved =
+          runtime::WriteBinaryFile(options.save_compiled, PrintModule(*modules[i].module));
+      if (!saved.ok()) {
+        PrintError(absl::StrCat("error: ", saved.message()));
+        return kExitInvalidInput;
+      }
+    }
     absl::StatusOr<ModuleCost> cost = AnalyzeModuleCost(*modules[i].module, cost_options);
     if (!cost.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", cost.status().message()));
@@ -250,6 +261,9 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
   command->add_flag("--spmd", options->spmd,
                     "Partition first (the compile pipeline's partition stage, as `xlite run "
                     "--spmd`) and cost the per-device program");
+  command->add_option("--save-compiled", options->save_compiled,
+                      "Write the module costed to this file (with --spmd: the per-device "
+                      "program)");
   command->add_flag("--xla-compat", options->xla_compat,
                     "Count each while loop once, as XLA's HloCostAnalysis does");
   command->callback([options, exit_code] { *exit_code = RunCost(*options); });

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
       "xlite"};
   app.require_subcommand(1);
   int exit_code = kExitOk;
+  // First: the commands' help lists the backends.
+  xlite::tools::RegisterBackends();
   AddFmtCommand(app, &exit_code);
   AddVerifyCommand(app, &exit_code);
   AddStatsCommand(app, &exit_code);
@@ -32,7 +34,6 @@ int main(int argc, char** argv) {
   AddMemCommand(app, &exit_code);
   AddSchedCommand(app, &exit_code);
   xlite::RegisterSchedulingPasses();
-  xlite::tools::RegisterBackendPasses();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

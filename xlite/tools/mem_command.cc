@@ -7,11 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xlite/base/byte_text.h"
+#include "xlite/base/status.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/passes/flatten_call_graph.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/sched/memory_report.h"
+#include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
@@ -29,6 +33,7 @@ struct MemOptionsCli {
   std::string svg;
   std::string device;   // optional: check the peak against its memory
   std::string backend;  // empty: XLA's buffer assignment on the module as given
+  std::string save_compiled;
 };
 
 std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per_device) {
@@ -116,11 +121,38 @@ nlohmann::ordered_json ReportJson(const MemoryReport& r, const DeviceSpec* devic
   return json;
 }
 
+// The module's own memory, its call graph flattened first (one order per
+// computation needs one call site per computation).
+absl::StatusOr<MemoryReport> AnalyzeAsWritten(HloModule& module, MemoryScheduler scheduler,
+                                              bool module_order, int64_t top) {
+  FlattenCallGraphPass flatten;
+  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
+  return AnalyzeMemory(module, scheduler, module_order, top);
+}
+
+// The memory plan of the program the backend runs, from the compile
+// pipeline that builds its executable.
+absl::StatusOr<MemoryReport> AnalyzeForBackend(HloModule& module, const MemOptionsCli& options) {
+  compiler::CompileOptions compile;
+  compile.backend = options.backend;
+  compile.analyze_memory = true;
+  compile.memory_top = options.top;
+  absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
+  if (!compiled.ok()) return compiled.status();
+  return std::move(compiled->memory).value();
+}
+
 int RunMem(const MemOptionsCli& options) {
   const bool module_order = options.scheduler == "module";
   std::optional<MemoryScheduler> scheduler = MemorySchedulerFromName(options.scheduler);
   if (!scheduler.has_value() && !module_order) {
     PrintError("error: --scheduler must be best, list, dfs, postorder or module");
+    return kExitUsage;
+  }
+  if (!scheduler.has_value()) scheduler = MemoryScheduler::kBest;  // unused: the module's order
+  if (!options.backend.empty() && !IsBackend(options.backend)) {
+    PrintError(absl::StrCat("error: unknown backend '", options.backend,
+                            "' (available: ", AvailableBackends(), ")"));
     return kExitUsage;
   }
   std::optional<DeviceSpec> device;
@@ -136,15 +168,13 @@ int RunMem(const MemOptionsCli& options) {
   for (size_t i = 0; i < modules.size(); ++i) {
     HloModule& module = *modules[i].module;
     const bool per_device = FiguresArePerDevice(module);
-    // One order per computation needs one call site per computation.
-    FlattenCallGraphPass flatten;
-    absl::StatusOr<bool> flattened = flatten.Run(module);
     absl::StatusOr<MemoryReport> report =
-        !flattened.ok() ? absl::StatusOr<MemoryReport>(flattened.status())
-        : options.backend.empty()
-            ? AnalyzeMemory(module, scheduler.value_or(MemoryScheduler::kBest), module_order,
-                            options.top)
-            : AnalyzeMemoryForBackend(options.backend, module, options.top);
+        options.backend.empty() ? AnalyzeAsWritten(module, *scheduler, module_order, options.top)
+                                : AnalyzeForBackend(module, options);
+    if (report.ok() && !options.save_compiled.empty() && i == 0) {
+      absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
+      if (!saved.ok()) report = saved;
+    }
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
       return kExitInvalidInput;
@@ -197,6 +227,9 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
                       "thunk order, with its 64-byte aligned arena: arena_bytes is what its "
                       "executable allocates); --scheduler is then the backend's");
   command->add_option("--svg", options->svg, "Write memory over the schedule as an SVG plot");
+  command->add_option("--save-compiled", options->save_compiled,
+                      "Write the module as analysed to this file (with --backend: as the backend "
+                      "runs it, fused and scheduled)");
   command->callback([options, exit_code] { *exit_code = RunMem(*options); });
 }
 

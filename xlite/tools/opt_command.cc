@@ -13,6 +13,7 @@
 #include "xlite/passes/named_pipelines.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/passes/pipeline.h"
+#include "xlite/runtime/binary_file.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -27,6 +28,7 @@ struct OptOptions {
   bool list_passes = false;
   bool pass_stats = false;
   PipelineOptions pipeline_options;
+  std::string output;  // empty: stdout
 };
 
 void ListPasses() {
@@ -96,6 +98,14 @@ int RunOpt(const OptOptions& options) {
     if (i > 0) out += "// -----\n";
     AppendModule(module, PrintOptions(), &out);
   }
+  if (!options.output.empty()) {
+    absl::Status written = runtime::WriteBinaryFile(options.output, out);
+    if (!written.ok()) {
+      PrintError(absl::StrCat("xlite opt: error: ", written.message()));
+      return kExitInvalidInput;
+    }
+    return kExitOk;
+  }
   std::cout << out << std::flush;
   return kExitOk;
 }
@@ -113,6 +123,8 @@ void AddOptCommand(CLI::App& app, int* exit_code) {
   command->add_option("--passes", options->passes,
                       "Comma-separated pass specs; fixed-point(...) repeats a group");
   command->add_option("--pipeline", options->pipeline, "A named pipeline, e.g. default");
+  command->add_option("-o,--output,--save-compiled", options->output,
+                      "Write the resulting module to this file instead of stdout");
   command->add_flag("--list-passes", options->list_passes,
                     "List every pass and pipeline with one line on what it does");
   command->add_flag("--pass-stats", options->pass_stats,

@@ -45,7 +45,7 @@ struct RunOptions {
   std::string communicator = "in-process";
   double collective_timeout = 60;
   bool spmd = false;          // propagate, partition, run the partitions
-  std::string save_compiled;  // with --spmd: write the per-partition module
+  std::string save_compiled;  // write the module as compiled to run
 };
 
 // An error with the exit code it maps to.
@@ -77,10 +77,6 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
   if (!options.backend.empty() && !IsBackend(options.backend)) {
     return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
                                             "' (available: ", AvailableBackends(), ")")};
-  }
-  if (!options.save_compiled.empty() && !options.spmd) {
-    return Failure{kExitUsage,
-                   "--save-compiled needs --spmd (the module runs as written without it)"};
   }
   if (!options.inputs.input_files.empty() && !options.inputs.inputs_npz.empty()) {
     return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
@@ -122,6 +118,13 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
                                             " on multi-device modules, --spmd or --communicator "
                                             "mpi (use --backend interpreter)")};
   }
+  // --save-compiled: the module as it runs, once compiled (on rank 0).
+  auto save_compiled = [&]() -> std::optional<Failure> {
+    if (options.save_compiled.empty() || (mpi != nullptr && !mpi->is_root())) return std::nullopt;
+    absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
+    if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
+    return std::nullopt;
+  };
   SetActivity(absl::StrCat("evaluating ", loaded->name));
   std::vector<Literal> results;
   if (options.spmd) {
@@ -138,10 +141,7 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
         std::cerr << "xlite run: warning: " << warning << "\n";
       }
     }
-    if (!options.save_compiled.empty() && (mpi == nullptr || mpi->is_root())) {
-      absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
-      if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
-    }
+    if (std::optional<Failure> failed = save_compiled()) return failed;
     absl::StatusOr<Literal> result;
     if (mpi != nullptr) {
       // Every rank partitions the same module the same way and takes its
@@ -169,6 +169,7 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
       return Failure{kExitInvalidInput, std::string(fits.message())};
     }
+    if (std::optional<Failure> failed = save_compiled()) return failed;
     absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, args, eval_options);
     if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
       return Failure{kExitInvalidInput, ""};  // rank 0 reports it
@@ -180,25 +181,30 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     if (!mpi->is_root()) return std::nullopt;
     results = *std::move(all);
   } else if (devices == 1) {
-    runtime::CompileOptions compile_options;
-    compile_options.threads = options.threads;
-    compile_options.profile = options.profile;
-    absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-        CompileForBackend(options.backend, module, compile_options);
-    if (!executable.ok()) {
+    SetActivity(absl::StrCat("compiling ", loaded->name));
+    compiler::CompileOptions compile;
+    compile.backend = options.backend;
+    compile.build_executable = true;
+    compile.executable_options.threads = options.threads;
+    compile.executable_options.profile = options.profile;
+    absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
+    if (!compiled.ok()) {
       return Failure{kExitInvalidInput,
-                     absl::StrCat("compilation failed: ", executable.status().message())};
+                     absl::StrCat("compilation failed: ", compiled.status().message())};
     }
+    if (std::optional<Failure> failed = save_compiled()) return failed;
+    SetActivity(absl::StrCat("evaluating ", loaded->name));
     runtime::ExecuteOptions execute_options;
     execute_options.rng_seed = eval_options.rng_seed;
     execute_options.deadline = eval_options.deadline;
-    absl::StatusOr<Literal> result = (*executable)->Execute(args, execute_options);
+    absl::StatusOr<Literal> result = compiled->executable->Execute(args, execute_options);
     if (!result.ok()) {
       return EvaluationFailure(result.status(), options);
     }
-    if (options.profile) std::cerr << (*executable)->ProfileReport();
+    if (options.profile) std::cerr << compiled->executable->ProfileReport();
     results.push_back(*std::move(result));
   } else {
+    if (std::optional<Failure> failed = save_compiled()) return failed;
     std::vector<std::vector<Literal>> per_device;
     per_device.push_back(std::move(args));
     absl::StatusOr<std::vector<Literal>> all =
@@ -287,8 +293,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                     "Propagate shardings, partition the module (the spmd pipeline), run "
                     "num_partitions devices on global inputs and print the global results");
   command->add_option("--save-compiled,--save-partitioned", options->save_compiled,
-                      "With --spmd: write the compiled per-partition module to this file (the "
-                      "module `xlite opt --pipeline=spmd` prints)");
+                      "Write the module as it runs to this file: with --spmd the per-partition "
+                      "module (what `xlite opt --pipeline=spmd` prints), on one device the "
+                      "backend's (cpu: fused and scheduled, as its thunks run)");
   command
       ->add_option("--collective-timeout", options->collective_timeout,
                    "With --communicator mpi: seconds a rank waits for a collective, a "

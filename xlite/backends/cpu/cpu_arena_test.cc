@@ -1,6 +1,6 @@
 // The arena the cpu executable allocates is, byte for byte, the one
-// `xlite mem --backend cpu` reports (the same preparation, schedule and
-// buffer assignment), on every workload of ../shared/bench and a dozen
+// `xlite mem --backend cpu` reports (one compile: the same preparation,
+// schedule and buffer assignment), on every workload of ../shared/bench and a dozen
 // corpus modules (skipped with a message when ../shared is absent).
 #include <algorithm>
 #include <filesystem>
@@ -11,37 +11,38 @@
 #include "gtest/gtest.h"
 #include "tests/conformance/corpus.h"
 #include "xlite/analysis/verifier.h"
-#include "xlite/backends/cpu/cpu_executable.h"
+#include "xlite/backends/cpu/cpu_backend.h"
 #include "xlite/backends/cpu/cpu_memory_plan.h"
+#include "xlite/compiler/compile.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/text/parser.h"
 
 namespace xlite::cpu {
 namespace {
 
-// Compiles `path` for the cpu backend and reports its memory; false when the
-// file is not a verified single-device module the backend takes.
+// Compiles `path` for the cpu backend through the compile pipeline, with
+// its memory report; false when the file is not a verified single-device
+// module the backend takes.
 bool CompareArena(const std::string& path, int* compared) {
   auto module = ParseHloModule(conformance::ReadFileOrDie(path));
   if (!module.ok() || !VerifyModule(**module).ok()) return false;
-  runtime::CompileOptions options;
-  options.threads = 1;
-  auto executable = CompileCpuExecutable(**module, options);
-  if (!executable.ok()) return false;
-  std::unique_ptr<HloModule> copy = (*module)->Clone();
-  absl::Status prepared = PrepareCpuModule(*copy);
-  EXPECT_TRUE(prepared.ok()) << path << ": " << prepared;
-  auto plan = PlanCpuMemory(*copy);
-  EXPECT_TRUE(plan.ok()) << path << ": " << plan.status();
-  if (!prepared.ok() || !plan.ok()) return false;
-  auto report = AnalyzeMemory(*copy, MemoryScheduler::kPostOrder, plan->module_order, 0,
-                              CpuArenaOptions);
-  EXPECT_TRUE(report.ok()) << path << ": " << report.status();
-  if (!report.ok()) return false;
-  EXPECT_GE((*executable)->arena_bytes(), 0) << path;
-  EXPECT_EQ((*executable)->arena_bytes(), report->arena_bytes) << path;
+  RegisterCpuBackend();
+  compiler::CompileOptions compile;
+  compile.backend = "cpu";
+  compile.analyze_memory = true;
+  compile.build_executable = true;
+  compile.executable_options.threads = 1;
+  auto compiled = compiler::Compile(**module, compile);
+  if (!compiled.ok()) return false;
+  const MemoryReport& report = *compiled->memory;
+  const runtime::Executable& executable = *compiled->executable;
+  EXPECT_GE(executable.arena_bytes(), 0) << path;
+  EXPECT_EQ(executable.arena_bytes(), report.arena_bytes) << path;
   // The arena holds whatever is live in it at once.
-  EXPECT_GE(report->arena_bytes, plan->assignment.peak_live_bytes) << path;
+  auto plan = PlanCpuMemory(**module);
+  EXPECT_TRUE(plan.ok()) << path << ": " << plan.status();
+  if (!plan.ok()) return false;
+  EXPECT_GE(report.arena_bytes, plan->assignment.peak_live_bytes) << path;
   ++*compared;
   return true;
 }

@@ -119,11 +119,12 @@ struct Profile {
 
 class CpuExecutable : public runtime::Executable {
  public:
-  absl::Status Compile(const HloModule& original, const runtime::CompileOptions& options) {
+  // `prepared` is the module as PrepareCpuModule left it.
+  absl::Status Compile(std::unique_ptr<HloModule> prepared,
+                       const runtime::CompileOptions& options) {
     const auto start = Clock::now();
     profile_ = options.profile;
-    module_ = original.Clone();
-    XLITE_RETURN_IF_ERROR(PrepareCpuModule(*module_));
+    module_ = std::move(prepared);
     pool_ = std::make_unique<ThreadPool>(options.threads);
 
     // The shared buffer assignment places every buffer; the thunks run in
@@ -159,7 +160,7 @@ class CpuExecutable : public runtime::Executable {
     absl::flat_hash_map<const HloInstruction*, BufferTree> trees;
     std::vector<Step> steps;
     std::vector<KernelSpec> specs;
-    for (const HloInstruction* inst : plan.schedule.sequence(entry)) {
+    for (const HloInstruction* inst : module_->schedule().sequence(entry)) {
       trees[inst] = tree_of(*inst);
       switch (inst->opcode()) {
         case HloOpcode::kParameter: {
@@ -442,10 +443,19 @@ class CpuExecutable : public runtime::Executable {
 
 }  // namespace
 
+absl::StatusOr<std::unique_ptr<runtime::Executable>> CompilePreparedCpuExecutable(
+    const HloModule& prepared, const runtime::CompileOptions& options) {
+  auto executable = std::make_unique<CpuExecutable>();
+  XLITE_RETURN_IF_ERROR(executable->Compile(prepared.Clone(), options));
+  return executable;
+}
+
 absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileCpuExecutable(
     const HloModule& module, const runtime::CompileOptions& options) {
+  std::unique_ptr<HloModule> prepared = module.Clone();
+  XLITE_RETURN_IF_ERROR(PrepareCpuModule(*prepared));
   auto executable = std::make_unique<CpuExecutable>();
-  XLITE_RETURN_IF_ERROR(executable->Compile(module, options));
+  XLITE_RETURN_IF_ERROR(executable->Compile(std::move(prepared), options));
   return executable;
 }
 

@@ -14,9 +14,14 @@
 namespace xlite::cpu {
 
 // `module` must be verified and single-device; the executable keeps no
-// reference to it.
+// reference to it. Prepares a copy (PrepareCpuModule) and compiles that.
 absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileCpuExecutable(
     const HloModule& module, const runtime::CompileOptions& options);
+
+// The same for a module PrepareCpuModule has prepared already (the compile
+// pipeline's backend stage, cpu_backend.h): its thunks run in its schedule.
+absl::StatusOr<std::unique_ptr<runtime::Executable>> CompilePreparedCpuExecutable(
+    const HloModule& prepared, const runtime::CompileOptions& options);
 
 }  // namespace xlite::cpu
 

@@ -108,6 +108,14 @@ absl::Status PrepareCpuModule(HloModule& module) {
   }
   maker.Finish();
   if ((changed || copied) && module.is_scheduled()) module.clear_schedule();
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(module));
+  if (module.is_scheduled() && Liveness::Run(*aliases, module.schedule()).ok()) {
+    return absl::OkStatus();
+  }
+  // The thunks' order: post-order, linear, and the order they always ran in.
+  XLITE_ASSIGN_OR_RETURN(MemorySchedule schedule,
+                         ScheduleForMemory(*aliases, MemoryScheduler::kPostOrder));
+  module.set_schedule(std::move(schedule.schedule));
   return absl::OkStatus();
 }
 
@@ -154,23 +162,13 @@ BufferAssignmentOptions CpuArenaOptions(const AliasAnalysis& aliases) {
 }
 
 absl::StatusOr<CpuMemoryPlan> PlanCpuMemory(const HloModule& module) {
+  if (!module.is_scheduled()) {
+    return absl::FailedPreconditionError(
+        "the cpu backend's memory plan needs the module PrepareCpuModule scheduled");
+  }
   CpuMemoryPlan plan;
   XLITE_ASSIGN_OR_RETURN(plan.aliases, AliasAnalysis::Run(module));
-  if (module.is_scheduled()) {
-    absl::StatusOr<std::unique_ptr<Liveness>> liveness =
-        Liveness::Run(*plan.aliases, module.schedule());
-    if (liveness.ok()) {
-      plan.schedule = module.schedule();
-      plan.module_order = true;
-      plan.liveness = std::move(*liveness);
-    }
-  }
-  if (!plan.module_order) {
-    XLITE_ASSIGN_OR_RETURN(MemorySchedule schedule,
-                           ScheduleForMemory(*plan.aliases, MemoryScheduler::kPostOrder));
-    plan.schedule = std::move(schedule.schedule);
-    XLITE_ASSIGN_OR_RETURN(plan.liveness, Liveness::Run(*plan.aliases, plan.schedule));
-  }
+  XLITE_ASSIGN_OR_RETURN(plan.liveness, Liveness::Run(*plan.aliases, module.schedule()));
   plan.options = CpuArenaOptions(*plan.aliases);
   plan.assignment = AssignBuffers(*plan.liveness, plan.options);
   return plan;

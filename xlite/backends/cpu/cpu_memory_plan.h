@@ -24,8 +24,9 @@ inline constexpr int64_t kArenaAlignment = 64;
 // a flat call graph, and a copy wherever a thunk would otherwise write over
 // a value that something else still reads (a while's init, a conditional's
 // or call's result that forwards a parameter, a bitcast's operand: bitcasts
-// follow layouts, so they move data here). Keeps the module's schedule when
-// nothing changed, else clears it.
+// follow layouts, so they move data here). Then the module is scheduled in
+// the order its thunks run: its own schedule when nothing changed, else
+// post-order (linear, and the order the thunks always ran in).
 absl::Status PrepareCpuModule(HloModule& module);
 
 // Where the backend keeps each buffer: entry array parameters that no thunk
@@ -38,16 +39,12 @@ BufferAssignmentOptions CpuArenaOptions(const AliasAnalysis& aliases);
 
 struct CpuMemoryPlan {
   std::unique_ptr<AliasAnalysis> aliases;
-  HloSchedule schedule;
-  bool module_order = false;  // the module's own schedule, else post-order
-  std::unique_ptr<Liveness> liveness;
+  std::unique_ptr<Liveness> liveness;  // over the module's schedule
   BufferAssignmentOptions options;
   BufferAssignment assignment;
 };
 
-// Schedules a prepared module (its own order when it still has a valid one,
-// else the post-order memory scheduler: linear, and the order the thunks ran
-// in before) and assigns its buffers.
+// Assigns the buffers of a prepared (so scheduled) module.
 absl::StatusOr<CpuMemoryPlan> PlanCpuMemory(const HloModule& module);
 
 }  // namespace xlite::cpu
