@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "xlite/analysis/partition_state.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/eval/evaluator.h"
@@ -204,6 +205,12 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     if (options.profile) std::cerr << compiled->executable->ProfileReport();
     results.push_back(*std::move(result));
   } else {
+    if (!FiguresArePerDevice(module)) {
+      std::cerr << "xlite run: note: " << loaded->name << " has num_partitions="
+                << module.config().num_partitions
+                << " and is not partitioned yet: every device runs the whole program (add --spmd "
+                   "to partition it and run one partition per device)\n";
+    }
     if (std::optional<Failure> failed = save_compiled()) return failed;
     std::vector<std::vector<Literal>> per_device;
     per_device.push_back(std::move(args));
