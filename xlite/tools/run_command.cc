@@ -1,6 +1,7 @@
 // `xlite run`: evaluates a module on inputs from .npy/.npz files or
 // generated from a seed, prints a summary of every result leaf and can write
 // the results to an .npz. Multi-device modules run every device.
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "xlite/tools/input.h"
 #include "xlite/tools/mpi_run.h"
 #include "xlite/tools/out_of_memory.h"
+#include "xlite/tools/result_compare.h"
 #include "xlite/tools/run_inputs.h"
 #include "xlite/tools/run_limits.h"
 
@@ -45,8 +47,12 @@ struct RunOptions {
   std::optional<double> timeout_seconds;
   std::string communicator = "in-process";
   double collective_timeout = 60;
-  bool spmd = false;          // propagate, partition, run the partitions
-  std::string save_compiled;  // write the module as compiled to run
+  bool spmd = false;            // propagate, partition, run the partitions
+  std::string save_compiled;    // write the module as compiled to run
+  std::string compare;          // an .npz of reference results
+  std::string compare_backend;  // or the same run on this backend
+  Tolerance tolerance;
+  std::optional<double> rtol, atol;  // as given, to check they go with a comparison
 };
 
 // An error with the exit code it maps to.
@@ -58,6 +64,20 @@ struct Failure {
 // Device 0's leaves are out0, out1...; device d > 0's are dev<d>_out0...
 std::string LeafName(int64_t device, size_t leaf) {
   return device == 0 ? absl::StrCat("out", leaf) : absl::StrCat("dev", device, "_out", leaf);
+}
+
+// The array leaves of every device's result, named as LeafName says.
+std::vector<runtime::NamedArray> NamedArrayLeaves(const std::vector<Literal>& results) {
+  std::vector<runtime::NamedArray> named;
+  for (size_t d = 0; d < results.size(); ++d) {
+    std::vector<const Literal*> leaves = runtime::Leaves(results[d]);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (leaves[i]->shape().IsArray()) {
+        named.push_back({LeafName(static_cast<int64_t>(d), i), *leaves[i]});
+      }
+    }
+  }
+  return named;
 }
 
 absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedArray> arrays) {
@@ -73,41 +93,13 @@ Failure EvaluationFailure(const absl::Status& status, const RunOptions& options)
   return Failure{kExitInvalidInput, message};
 }
 
-// `mpi` is this process's rank under --communicator mpi, else null.
-std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
-  if (!options.backend.empty() && !IsBackend(options.backend)) {
-    return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
-                                            "' (available: ", AvailableBackends(), ")")};
-  }
-  if (!options.inputs.input_files.empty() && !options.inputs.inputs_npz.empty()) {
-    return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
-  }
-  absl::StatusOr<RunnableModule> loaded =
-      LoadRunnableModule(options.path, options.memory_budget, mpi != nullptr);
-  if (!loaded.ok()) return Failure{kExitInvalidInput, std::string(loaded.status().message())};
-  HloModule& module = *loaded->module;
-  const HloComputation& entry = *module.entry_computation();
-  if (!options.inputs.from_files() && !options.inputs.seed && entry.num_parameters() > 0) {
-    return Failure{kExitUsage, absl::StrCat("the module has ", entry.num_parameters(),
-                                            " parameters: give --input files, --inputs "
-                                            "args.npz or --random SEED")};
-  }
-  absl::StatusOr<int64_t> filled = FillOrRefuseElidedConstants(module, options.inputs.seed);
-  if (!filled.ok()) return Failure{kExitInvalidInput, std::string(filled.status().message())};
-  if (*filled > 0 && (mpi == nullptr || mpi->is_root())) {
-    std::cerr << "xlite run: filled " << *filled << " elided constant" << (*filled == 1 ? "" : "s")
-              << " ({...}) from seed " << *options.inputs.seed << "\n";
-  }
-  SetActivity(absl::StrCat("preparing the inputs of ", loaded->name));
-  absl::StatusOr<std::vector<Literal>> prepared = EntryArguments(module, options.inputs);
-  if (!prepared.ok()) return Failure{kExitInvalidInput, std::string(prepared.status().message())};
-  std::vector<Literal> args = *std::move(prepared);
-  if (!options.save_inputs.empty() && (mpi == nullptr || mpi->is_root())) {
-    std::vector<runtime::NamedArray> named;
-    for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
-    absl::Status saved = WriteNpz(options.save_inputs, named);
-    if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
-  }
+// Runs `module` on `args` as `options` say: one device on its backend, the
+// partitioned program (--spmd) on threads or MPI ranks, or every device of a
+// multi-device module. Fills `results` with each device's result (one
+// global result under --spmd); leaves it empty on MPI ranks other than 0.
+std::optional<Failure> Execute(RunOptions options, HloModule& module, std::vector<Literal> args,
+                               MpiRank* mpi, const std::string& name,
+                               std::vector<Literal>& results) {
   EvalOptions eval_options;
   eval_options.rng_seed = options.inputs.seed.value_or(0);
   eval_options.deadline = StartDeadline(options.timeout_seconds);
@@ -126,10 +118,9 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
     return std::nullopt;
   };
-  SetActivity(absl::StrCat("evaluating ", loaded->name));
-  std::vector<Literal> results;
+  SetActivity(absl::StrCat("evaluating ", name));
   if (options.spmd) {
-    SetActivity(absl::StrCat("partitioning ", loaded->name));
+    SetActivity(absl::StrCat("partitioning ", name));
     compiler::CompileOptions compile;
     compile.partition = true;
     absl::StatusOr<compiler::CompileResult> partitioned = compiler::Compile(module, compile);
@@ -182,7 +173,7 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     if (!mpi->is_root()) return std::nullopt;
     results = *std::move(all);
   } else if (devices == 1) {
-    SetActivity(absl::StrCat("compiling ", loaded->name));
+    SetActivity(absl::StrCat("compiling ", name));
     compiler::CompileOptions compile;
     compile.backend = options.backend;
     compile.build_executable = true;
@@ -194,7 +185,7 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
                      absl::StrCat("compilation failed: ", compiled.status().message())};
     }
     if (std::optional<Failure> failed = save_compiled()) return failed;
-    SetActivity(absl::StrCat("evaluating ", loaded->name));
+    SetActivity(absl::StrCat("evaluating ", name));
     runtime::ExecuteOptions execute_options;
     execute_options.rng_seed = eval_options.rng_seed;
     execute_options.deadline = eval_options.deadline;
@@ -205,12 +196,6 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     if (options.profile) std::cerr << compiled->executable->ProfileReport();
     results.push_back(*std::move(result));
   } else {
-    if (!FiguresArePerDevice(module)) {
-      std::cerr << "xlite run: note: " << loaded->name << " has num_partitions="
-                << module.config().num_partitions
-                << " and is not partitioned yet: every device runs the whole program (add --spmd "
-                   "to partition it and run one partition per device)\n";
-    }
     if (std::optional<Failure> failed = save_compiled()) return failed;
     std::vector<std::vector<Literal>> per_device;
     per_device.push_back(std::move(args));
@@ -221,7 +206,94 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     }
     results = *std::move(all);
   }
-  std::vector<runtime::NamedArray> written;
+  return std::nullopt;
+}
+
+// Usage errors of --compare, --compare-backend, --rtol and --atol.
+std::optional<Failure> CheckCompareOptions(const RunOptions& options, const MpiRank* mpi) {
+  if (!options.compare.empty() && !options.compare_backend.empty()) {
+    return Failure{kExitUsage, "give either --compare or --compare-backend, not both"};
+  }
+  const bool comparing = !options.compare.empty() || !options.compare_backend.empty();
+  for (const auto& [flag, value] : {std::pair{"--rtol", options.rtol}, {"--atol", options.atol}}) {
+    if (!value) continue;
+    if (!comparing) {
+      return Failure{kExitUsage, absl::StrCat(flag, " needs --compare or --compare-backend")};
+    }
+    if (!(*value >= 0) || std::isinf(*value)) {
+      return Failure{kExitUsage, absl::StrCat(flag, " must be a finite number >= 0")};
+    }
+  }
+  if (!options.compare_backend.empty() && !IsBackend(options.compare_backend)) {
+    return Failure{kExitUsage, absl::StrCat("unknown --compare-backend '", options.compare_backend,
+                                            "' (available: ", AvailableBackends(), ")")};
+  }
+  if (!options.compare_backend.empty() && mpi != nullptr) {
+    return Failure{kExitUsage,
+                   "not supported yet: --compare-backend with --communicator mpi (write the "
+                   "reference with --output from another run and give it to --compare)"};
+  }
+  return std::nullopt;
+}
+
+// `mpi` is this process's rank under --communicator mpi, else null.
+std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
+  if (!options.backend.empty() && !IsBackend(options.backend)) {
+    return Failure{kExitUsage, absl::StrCat("unknown backend '", options.backend,
+                                            "' (available: ", AvailableBackends(), ")")};
+  }
+  if (!options.inputs.input_files.empty() && !options.inputs.inputs_npz.empty()) {
+    return Failure{kExitUsage, "give either --input files or one --inputs archive, not both"};
+  }
+  if (std::optional<Failure> refused = CheckCompareOptions(options, mpi)) return refused;
+  if (options.rtol) options.tolerance.rtol = *options.rtol;
+  if (options.atol) options.tolerance.atol = *options.atol;
+  absl::StatusOr<RunnableModule> loaded =
+      LoadRunnableModule(options.path, options.memory_budget, mpi != nullptr);
+  if (!loaded.ok()) return Failure{kExitInvalidInput, std::string(loaded.status().message())};
+  HloModule& module = *loaded->module;
+  const HloComputation& entry = *module.entry_computation();
+  if (!options.inputs.from_files() && !options.inputs.seed && entry.num_parameters() > 0) {
+    return Failure{kExitUsage, absl::StrCat("the module has ", entry.num_parameters(),
+                                            " parameters: give --input files, --inputs "
+                                            "args.npz or --random SEED")};
+  }
+  absl::StatusOr<int64_t> filled = FillOrRefuseElidedConstants(module, options.inputs.seed);
+  if (!filled.ok()) return Failure{kExitInvalidInput, std::string(filled.status().message())};
+  if (*filled > 0 && (mpi == nullptr || mpi->is_root())) {
+    std::cerr << "xlite run: filled " << *filled << " elided constant" << (*filled == 1 ? "" : "s")
+              << " ({...}) from seed " << *options.inputs.seed << "\n";
+  }
+  SetActivity(absl::StrCat("preparing the inputs of ", loaded->name));
+  absl::StatusOr<std::vector<Literal>> prepared = EntryArguments(module, options.inputs);
+  if (!prepared.ok()) return Failure{kExitInvalidInput, std::string(prepared.status().message())};
+  std::vector<Literal> args = *std::move(prepared);
+  if (!options.save_inputs.empty() && (mpi == nullptr || mpi->is_root())) {
+    std::vector<runtime::NamedArray> named;
+    for (size_t i = 0; i < args.size(); ++i) named.push_back({absl::StrCat("arg", i), args[i]});
+    absl::Status saved = WriteNpz(options.save_inputs, named);
+    if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
+  }
+  if (!options.spmd && module.config().DeviceCount() > 1 && !FiguresArePerDevice(module) &&
+      (mpi == nullptr || mpi->is_root())) {
+    std::cerr << "xlite run: note: " << loaded->name
+              << " has num_partitions=" << module.config().num_partitions
+              << " and is not partitioned yet: every device runs the whole program (add --spmd "
+                 "to partition it and run one partition per device)\n";
+  }
+  // --compare-backend runs the module as loaded, before compiling changes it.
+  std::unique_ptr<HloModule> reference_module;
+  std::vector<Literal> reference_args;
+  if (!options.compare_backend.empty()) {
+    reference_module = module.Clone();
+    reference_args = args;
+  }
+  std::vector<Literal> results;
+  if (std::optional<Failure> failed =
+          Execute(options, module, std::move(args), mpi, loaded->name, results)) {
+    return failed;
+  }
+  if (results.empty()) return std::nullopt;  // an MPI rank other than 0
   for (size_t d = 0; d < results.size(); ++d) {
     if (results.size() > 1) {
       std::cout << "device " << d << " (replica " << d / module.config().num_partitions
@@ -229,15 +301,54 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     }
     std::vector<const Literal*> leaves = runtime::Leaves(results[d]);
     for (size_t i = 0; i < leaves.size(); ++i) {
-      std::string name = LeafName(static_cast<int64_t>(d), i);
-      std::cout << name << ": " << runtime::SummarizeLeaf(*leaves[i], options.print_elements)
-                << "\n";
-      if (leaves[i]->shape().IsArray()) written.push_back({name, *leaves[i]});
+      std::cout << LeafName(static_cast<int64_t>(d), i) << ": "
+                << runtime::SummarizeLeaf(*leaves[i], options.print_elements) << "\n";
     }
   }
+  std::vector<runtime::NamedArray> written = NamedArrayLeaves(results);
   if (!options.output.empty()) {
     absl::Status status = WriteNpz(options.output, written);
     if (!status.ok()) return Failure{kExitInvalidInput, std::string(status.message())};
+  }
+  if (options.compare.empty() && options.compare_backend.empty()) return std::nullopt;
+  std::vector<runtime::NamedArray> reference;
+  std::string against = options.compare;
+  if (!options.compare.empty()) {
+    absl::StatusOr<std::vector<runtime::NamedArray>> read = runtime::ReadNpzFile(options.compare);
+    if (!read.ok()) return Failure{kExitInvalidInput, std::string(read.status().message())};
+    reference = *std::move(read);
+  } else {
+    RunOptions reference_options = options;
+    reference_options.backend = options.compare_backend;
+    reference_options.spmd = false;
+    reference_options.profile = false;
+    reference_options.save_compiled.clear();
+    against = absl::StrCat("backend ", options.compare_backend);
+    std::vector<Literal> reference_results;
+    if (std::optional<Failure> failed =
+            Execute(reference_options, *reference_module, std::move(reference_args), nullptr,
+                    loaded->name, reference_results)) {
+      failed->message = absl::StrCat("the reference run on ", against, ": ", failed->message);
+      return failed;
+    }
+    reference = NamedArrayLeaves(reference_results);
+  }
+  absl::StatusOr<std::vector<LeafComparison>> compared =
+      CompareLeaves(written, reference, options.tolerance);
+  if (!compared.ok()) {
+    return Failure{kExitInvalidInput,
+                   absl::StrCat("--compare ", against, ": ", compared.status().message())};
+  }
+  std::cout << "compared with " << against << " (rtol " << options.tolerance.rtol << ", atol "
+            << options.tolerance.atol << "):\n";
+  int64_t differ = 0;
+  for (const LeafComparison& leaf : *compared) {
+    std::cout << "  " << leaf.text << "\n";
+    differ += leaf.matches ? 0 : 1;
+  }
+  if (differ > 0) {
+    return Failure{kExitInvalidInput, absl::StrCat(differ, " of ", compared->size(),
+                                                   " result leaves differ from ", against)};
   }
   return std::nullopt;
 }
@@ -303,6 +414,18 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "Write the module as it runs to this file: with --spmd the per-partition "
                       "module (what `xlite opt --pipeline=spmd` prints), on one device the "
                       "backend's (cpu: fused and scheduled, as its thunks run)");
+  command->add_option("--compare", options->compare,
+                      "Compare the result leaves with the arrays of the same name in this .npz "
+                      "(as --output writes them); print each leaf's largest absolute and "
+                      "relative error and its first mismatch; exit 1 when one differs");
+  command->add_option("--compare-backend", options->compare_backend,
+                      "Run the module as written on this backend too (e.g. interpreter) and "
+                      "compare with that, as --compare does; with --spmd: the unpartitioned run");
+  command->add_option("--rtol", options->rtol,
+                      "With a comparison: relative tolerance of float elements (default 1e-5)");
+  command->add_option("--atol", options->atol,
+                      "With a comparison: absolute tolerance of float elements (default 1e-6); an "
+                      "element matches when |got - want| <= atol + rtol * |want|");
   command
       ->add_option("--collective-timeout", options->collective_timeout,
                    "With --communicator mpi: seconds a rank waits for a collective, a "
