@@ -53,6 +53,16 @@ int64_t PassPipeline::max_ulp_error() const {
   return most;
 }
 
+absl::Status CheckPipelineOptions(const PipelineOptions& options) {
+  if (options.dump_after.empty()) return absl::OkStatus();
+  try {
+    std::regex check(options.dump_after);
+  } catch (const std::regex_error& e) {
+    return InvalidArgument("bad --dump-after regex '", options.dump_after, "': ", e.what());
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> PassPipeline::Run(HloModule& module, const PipelineOptions& options,
                                        PipelineReport* report) {
   return RunOnce(module, options, "", 0, report);
@@ -61,14 +71,9 @@ absl::StatusOr<bool> PassPipeline::Run(HloModule& module, const PipelineOptions&
 absl::StatusOr<bool> PassPipeline::RunOnce(HloModule& module, const PipelineOptions& options,
                                            const std::string& group, int iteration,
                                            PipelineReport* report) {
+  XLITE_RETURN_IF_ERROR(CheckPipelineOptions(options));
   std::optional<std::regex> dump_re;
-  if (!options.dump_after.empty()) {
-    try {
-      dump_re.emplace(options.dump_after);
-    } catch (const std::regex_error& e) {
-      return InvalidArgument("bad --dump-after regex '", options.dump_after, "': ", e.what());
-    }
-  }
+  if (!options.dump_after.empty()) dump_re.emplace(options.dump_after);
   bool changed_any = false;
   for (Step& step : steps_) {
     if (step.group != nullptr) {

@@ -76,6 +76,11 @@ class PassPipeline {
 // a registered pipeline name (`default`) expands to that pipeline.
 absl::StatusOr<PassPipeline> ParsePipelineSpec(std::string_view spec);
 
+// InvalidArgument naming the flag when `options` cannot be used (a
+// --dump-after that is no regex); checked by every Run, and by callers that
+// want a usage error before they read any input.
+absl::Status CheckPipelineOptions(const PipelineOptions& options);
+
 }  // namespace xlite
 
 #endif  // XLITE_PASSES_PIPELINE_H_

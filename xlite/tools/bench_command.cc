@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/out_of_memory.h"
 #include "xlite/tools/process_memory.h"
@@ -293,24 +295,26 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   command->add_option("--warmup", options->warmup, "Untimed executions first")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(IntegerIn(0, 1 << 20));
   command->add_option("--repeat", options->repeat, "Timed executions")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(IntegerIn(1, 1 << 20));
   command
       ->add_option("--threads", options->threads, "Worker threads of the backend (0: one per core)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, kMaxThreads));
   command->add_option("--inputs", options->inputs.inputs_npz,
                       "An .npz holding arg0, arg1... in entry-parameter order");
-  command->add_option("--random", options->inputs.seed,
-                      "Generate the inputs (and fill elided {...} constants) from this seed "
-                      "(the default, with seed 0, when --inputs is not given)");
+  command
+      ->add_option("--random", options->inputs.seed,
+                   "Generate the inputs (and fill elided {...} constants) from this seed "
+                   "(the default, with seed 0, when --inputs is not given)")
+      ->check(UnsignedInteger());
   command
       ->add_option("--memory-budget", options->memory_budget,
                    "Refuse a module whose estimated memory exceeds BYTES (default: the "
                    "available memory)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command->add_flag("--json", options->json,
                     "Print one JSON object (median_ms, min_ms, max_ms, compile_ms, gflops, "
                     "gbytes_per_s, roofline_share or null, backend, repeat...)");

@@ -11,6 +11,7 @@
 #include "xlite/analysis/device_spec.h"
 #include "xlite/tools/collective_calibration.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/flag_checks.h"
 #include "xlite/tools/host_calibration.h"
 #include "xlite/tools/input.h"
 
@@ -103,12 +104,12 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
                     absl::StrCat("Write it where `--device host` looks ($XLITE_HOST_SPEC, else "
                                  "~/.cache/xlite/host.json)"));
   command->add_option("--threads", options->measure.threads, "Threads (0 = all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, kMaxThreads));
   command
       ->add_option("--array-mb", options->array_mb,
                    "MiB per STREAM array (three arrays; larger than the caches)")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+      ->check(IntegerIn(1, int64_t{1} << 16));
   command->add_flag("--collectives", options->collectives,
                     "Instead: under `mpirun -np N`, time all-reduce, all-gather, "
                     "reduce-scatter, all-to-all and permute on xlite's MPI communicator over "
@@ -117,7 +118,7 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code) {
       ->add_option("--max-bytes", options->collective.max_bytes,
                    "With --collectives: the largest per-device message")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{1} << 10, int64_t{1} << 30));
+      ->check(IntegerIn(int64_t{1} << 10, int64_t{1} << 30));
   command->callback([options, exit_code] { *exit_code = RunCalibrate(*options); });
 }
 

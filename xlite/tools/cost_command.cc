@@ -1,6 +1,7 @@
 // `xlite cost`: flops, transcendentals and bytes of each module, the roofline
 // time on a device, and the instructions that cost most, as text or JSON.
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +20,7 @@
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
+#include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -256,7 +258,7 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   command->add_option("--top", options->top, "Instructions to list (0 = all)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command->add_flag("--json", options->json, "Print JSON instead of text");
   command->add_flag("--spmd", options->spmd,
                     "Partition first (the compile pipeline's partition stage, as `xlite run "

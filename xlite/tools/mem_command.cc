@@ -2,6 +2,7 @@
 // the report XLA prints only on OOM — with the working set of while bodies,
 // conditionals and calls counted at their call site, every memory
 // scheduler's peak side by side, and the bytes over the schedule as an SVG.
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +20,7 @@
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
+#include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -217,7 +219,7 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   command->add_option("--top", options->top, "Buffers to list (0 = all live at the peak)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command->add_option("--device", options->device,
                       "Check the peak against this device's memory (h100, h200, tpu-v5e, "
                       "tpu-v5p, host, or a path to a JSON spec)");

@@ -67,6 +67,10 @@ int RunOpt(const OptOptions& options) {
     PrintError(absl::StrCat("xlite opt: ", pipeline.status().message()));
     return kExitUsage;
   }
+  if (absl::Status usable = CheckPipelineOptions(options.pipeline_options); !usable.ok()) {
+    PrintError(absl::StrCat("xlite opt: ", usable.message()));
+    return kExitUsage;
+  }
   compiler::CompileOptions compile;
   compile.passes = spec;
   compile.pipeline_options = options.pipeline_options;

@@ -3,6 +3,7 @@
 // the results to an .npz. Multi-device modules run every device.
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
+#include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/mpi_run.h"
 #include "xlite/tools/out_of_memory.h"
@@ -274,6 +276,11 @@ std::optional<Failure> Run(RunOptions options, MpiRank* mpi) {
     absl::Status saved = WriteNpz(options.save_inputs, named);
     if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
   }
+  if (options.spmd && module.config().num_partitions == 1 && (mpi == nullptr || mpi->is_root())) {
+    std::cerr << "xlite run: note: " << loaded->name
+              << " has num_partitions=1: --spmd runs it as one partition (set num_partitions in "
+                 "its HloModule line to partition it)\n";
+  }
   if (!options.spmd && module.config().DeviceCount() > 1 && !FiguresArePerDevice(module) &&
       (mpi == nullptr || mpi->is_root())) {
     std::cerr << "xlite run: note: " << loaded->name
@@ -368,8 +375,10 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                       "A .npy file per entry parameter, in parameter order (repeat the flag)");
   command->add_option("--inputs", options->inputs.inputs_npz,
                       "An .npz holding arg0, arg1... in entry-parameter order");
-  command->add_option("--random", options->inputs.seed,
-                      "Generate the inputs (and fill elided {...} constants) from this seed");
+  command
+      ->add_option("--random", options->inputs.seed,
+                   "Generate the inputs (and fill elided {...} constants) from this seed")
+      ->check(UnsignedInteger());
   command->add_option("--output", options->output,
                       "Write the result leaves to this .npz (out0, out1..., dev<d>_out<i>)");
   command->add_option("--save-inputs", options->save_inputs,
@@ -383,23 +392,23 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   command
       ->add_option("--threads", options->threads, "Worker threads of the backend (0: one per core)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, kMaxThreads));
   command->add_flag("--profile", options->profile,
                     "Print the time per fused computation/thunk to stderr (backends that keep "
                     "one; the interpreter keeps none)");
   command
       ->add_option("--print-elements", options->print_elements, "Leading elements shown per leaf")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command
       ->add_option("--memory-budget", options->memory_budget,
                    "Refuse a run whose estimated memory exceeds BYTES (default: the "
                    "available memory, MemAvailable of /proc/meminfo)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command
       ->add_option("--timeout", options->timeout_seconds,
                    "Stop the evaluation with an error after SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->check(SecondsUpTo(kMaxTimeoutSeconds));
   command
       ->add_option("--communicator", options->communicator,
                    "How the devices of a multi-device module communicate: in-process "
@@ -431,7 +440,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                    "With --communicator mpi: seconds a rank waits for a collective, a "
                    "transfer or the final results before ending every rank with an error")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(SecondsUpTo(kMaxTimeoutSeconds));
   command->callback([options, exit_code] {
     std::unique_ptr<MpiRank> mpi;
     std::string prefix = "xlite run: error: ";

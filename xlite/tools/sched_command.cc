@@ -4,6 +4,7 @@
 // lower bound, the peak memory — with a Perfetto trace and the scheduled
 // module on request.
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +22,7 @@
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
+#include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
 
@@ -236,12 +238,12 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       ->add_option("--memory-limit", options->memory_limit,
                    "Bytes the schedule may hold at its peak (default: the memory "
                    "schedule's peak)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command
       ->add_option("--max-in-flight", options->max_in_flight,
                    "Collectives of one kind in flight at once")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, std::numeric_limits<int64_t>::max()));
   command->add_option("--trace", options->trace, "Write a Chrome/Perfetto trace JSON");
   command->add_option("-o,--output,--save-compiled", options->output,
                       "Write the compiled (scheduled) module");
@@ -250,7 +252,7 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
                     "run --spmd` does) and schedule the per-partition program");
   command->add_option("--top", options->top, "Collectives to list (0 = all)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command->add_flag("--json", options->json, "Print JSON instead of text");
   command->callback([options, exit_code] { *exit_code = RunSched(*options); });
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
@@ -48,6 +49,23 @@ std::string LeafSharding(const HloInstruction& inst, int64_t leaf) {
     return leaf < static_cast<int64_t>(e.size()) ? PrintSharding(e[leaf]) : "none";
   }
   return PrintSharding(inst.sharding());
+}
+
+// The first --explain name that no instruction of any module has, said as
+// an error; nothing when every name is found.
+std::optional<std::string> UnknownExplainName(const ShardOptions& options,
+                                              const std::vector<LoadedModule>& modules) {
+  for (const std::string& wanted : options.explain_names) {
+    const std::string name(absl::StripPrefix(wanted, "%"));
+    bool found = false;
+    for (const LoadedModule& loaded : modules) {
+      for (const auto& computation : loaded.module->computations()) {
+        for (const auto& inst : computation->instructions()) found = found || inst->name() == name;
+      }
+    }
+    if (!found) return absl::StrCat("no instruction %", name, " in ", options.input.path);
+  }
+  return std::nullopt;
 }
 
 bool Wanted(const ShardOptions& options, const HloInstruction& inst) {
@@ -216,6 +234,10 @@ int RunShard(const ShardOptions& options) {
     PrintError("xlite shard: --save-compiled needs --partition");
     return kExitUsage;
   }
+  if (!options.device.empty() && !options.partition) {
+    PrintError("xlite shard: --device needs --partition (it times the partitioner's collectives)");
+    return kExitUsage;
+  }
   std::optional<DeviceSpec> device;
   if (!options.device.empty()) {
     int exit_code = kExitOk;
@@ -224,6 +246,10 @@ int RunShard(const ShardOptions& options) {
   }
   std::vector<LoadedModule> modules;
   bool ok = LoadModules(options.input, &modules);
+  if (std::optional<std::string> unknown = UnknownExplainName(options, modules)) {
+    PrintError(absl::StrCat("xlite shard: --explain: ", *unknown));
+    return kExitUsage;
+  }
   nlohmann::json json_modules = nlohmann::json::array();
   for (LoadedModule& loaded : modules) {
     HloModule& module = *loaded.module;
