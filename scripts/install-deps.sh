@@ -10,8 +10,10 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   # Optional layers: the CPU backend (LLVM ORC JIT, library GEMM and
-  # convolution) and the MPI communicator. The core builds without them.
+  # convolution), the MPI communicator and LAPACK. The core builds without them.
   llvm-19-dev libdnnl-dev libopenblas-dev openmpi-bin libopenmpi-dev
+  # JAX's LAPACK custom-calls (jnp.linalg on CPU) in the evaluator.
+  liblapacke-dev
   # The PyTorch eager peer of bench/peers.sh (`make bench-peers`) and the
   # venv its XLA:CPU peer (jax from PyPI) is installed into.
   python3-torch python3-venv

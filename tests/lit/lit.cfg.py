@@ -23,6 +23,12 @@ if not os.access(xlite, os.X_OK):
 passes = subprocess.run([xlite, "opt", "--list-passes"], capture_output=True, text=True).stdout
 if "cpu-loop-fusion" in passes:
     config.available_features.add("cpu-backend")
+# `REQUIRES: lapack` tests need a build with LAPACKE (JAX's LAPACK calls).
+probe = subprocess.run([xlite, "run", os.path.join(config.test_source_root, "run",
+                        "lapack_unavailable.hlo"), "--backend", "interpreter"],
+                       capture_output=True, text=True)
+if "built without LAPACK" not in probe.stderr:
+    config.available_features.add("lapack")
 llvm_bin_dir = lit_config.params.get("llvm_bin_dir", "/usr/lib/llvm-19/bin")
 if not os.access(os.path.join(llvm_bin_dir, "FileCheck"), os.X_OK):
     lit_config.fatal(f"no FileCheck in {llvm_bin_dir} (install llvm-19-tools)")

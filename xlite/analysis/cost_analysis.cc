@@ -7,6 +7,7 @@
 #include "xlite/analysis/cost_formulas.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
+#include "xlite/ir/lapack_targets.h"
 
 namespace xlite {
 
@@ -345,7 +346,11 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
       return most;
     }
     case HloOpcode::kCustomCall:
-      // Unknown work (XLA reports -1): the data it touches is still counted.
+      if (const LapackTarget* lapack = FindLapackTarget(hlo.attrs<CustomCallAttrs>().target)) {
+        cost.AddFlops(lapack->type, cost_internal::LapackFlops(hlo, *lapack));
+      }
+      // Other targets are unknown work (XLA reports -1): the data they touch
+      // is still counted.
       return cost;
     case HloOpcode::kScan:
       return Unimplemented("cost of scan (", AsAbsl(hlo.name()), ")");
@@ -392,7 +397,10 @@ class Flattener {
       }
       if (IsFree(inst->opcode())) continue;
       XLITE_ASSIGN_OR_RETURN(Cost once, analysis_->InstructionCostOf(*inst));
-      if (inst->opcode() == HloOpcode::kCustomCall) ++custom_calls_;
+      if (inst->opcode() == HloOpcode::kCustomCall &&
+          FindLapackTarget(inst->attrs<CustomCallAttrs>().target) == nullptr) {
+        ++custom_calls_;
+      }
       auto [it, inserted] = index_.try_emplace(inst.get(), out_->instructions.size());
       if (inserted) out_->instructions.push_back({inst.get(), Cost(), 0});
       InstructionCost& record = out_->instructions[it->second];

@@ -63,7 +63,7 @@ struct ModuleCost {
   // conditional branches are priced inside the instruction that calls them.
   std::vector<InstructionCost> instructions;
   int64_t loops_with_unknown_trip_count = 0;
-  int64_t custom_calls = 0;  // bytes counted, flops unknown (0)
+  int64_t custom_calls = 0;  // of unknown targets: bytes counted, flops unknown (0)
 };
 
 // The trip count of a while loop: backend_config {"known_trip_count":{"n":N}}

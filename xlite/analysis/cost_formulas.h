@@ -1,5 +1,6 @@
 // The counting formulas of the cost analysis that need more than a line:
-// convolution taps, reduce-window applications, fusion boundary bytes.
+// convolution taps, reduce-window applications, fusion boundary bytes,
+// LAPACK factorizations.
 // Internal to cost_analysis.cc (split out to keep each file small).
 #ifndef XLITE_ANALYSIS_COST_FORMULAS_H_
 #define XLITE_ANALYSIS_COST_FORMULAS_H_
@@ -7,6 +8,7 @@
 #include <cstdint>
 
 #include "xlite/ir/instruction.h"
+#include "xlite/ir/lapack_targets.h"
 
 namespace xlite::cost_internal {
 
@@ -53,6 +55,10 @@ int64_t FusionOutputBytes(const HloInstruction& fusion);
 // Bytes of constants with more than one element inside the fusion body
 // (they are read from memory; scalars are folded into code).
 int64_t FusionConstantBytes(const HloComputation& body);
+
+// Flops of a LAPACK custom-call (lapack_flops.cc): published counts of its
+// factorization, for every matrix of the batch.
+double LapackFlops(const HloInstruction& call, const LapackTarget& target);
 
 }  // namespace xlite::cost_internal
 

@@ -216,6 +216,7 @@ void RegisterBuiltInCustomCalls(CustomCallRegistry& registry) {
   registry.Register("SPMDFullToShardShape", FullToShard);
   registry.Register("SPMDShardToFullShape", ShardToFull);
   registry.Register("TopK", TopK);
+  RegisterLapackCustomCalls(registry);
 }
 
 void RegisterCustomCallOps(OpHandlerTable& table) {

@@ -1,6 +1,6 @@
 // Custom-call targets the evaluator knows: a name -> handler table. The
-// built-in registry covers the sharding annotations, host offloading markers
-// and TopK; embedders copy it and add their own targets.
+// built-in registry covers the sharding annotations, host offloading markers,
+// TopK and JAX's LAPACK calls; embedders copy it and add their own targets.
 #ifndef XLITE_EVAL_CUSTOM_CALL_REGISTRY_H_
 #define XLITE_EVAL_CUSTOM_CALL_REGISTRY_H_
 
@@ -44,6 +44,9 @@ class CustomCallRegistry {
 
 // Adds the built-in targets (custom_call_ops.cc).
 void RegisterBuiltInCustomCalls(CustomCallRegistry& registry);
+// Adds JAX's LAPACK targets (lapack_ops.cc, or lapack_unavailable.cc when
+// xlite is built without LAPACK).
+void RegisterLapackCustomCalls(CustomCallRegistry& registry);
 
 }  // namespace xlite::eval
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 
+#include "xlite/ir/lapack_targets.h"
 #include "xlite/spmd/factor_rule.h"
 
 namespace xlite::spmd {
@@ -511,6 +512,34 @@ FactorRule BitcastConvert(const HloInstruction& inst) {
   return b.Take();
 }
 
+// JAX's LAPACK custom-calls: every operand and result leads with operand 0's
+// batch dims, which pass through; the matrix dims (and the vectors and
+// scalars per matrix) need replication.
+FactorRule LapackBatch(const HloInstruction& inst) {
+  RuleBuilder b("lapack custom-call");
+  const Shape& a = inst.operand(0)->shape();
+  const int64_t batch = LapackBatchRank(a);
+  TensorFactors batch_factors;
+  for (int64_t d = 0; d < batch; ++d) batch_factors.push_back({b.Factor(a.dimensions(d))});
+  auto factors = [&](const Shape& shape) {
+    TensorFactors t;
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      const bool shared = d < batch && shape.dimensions(d) == a.dimensions(d);
+      t.push_back(shared ? batch_factors[d]
+                         : std::vector<int64_t>{
+                               b.Factor(shape.dimensions(d), FactorKind::kNeedReplication)});
+    }
+    return t;
+  };
+  for (const HloInstruction* operand : inst.operands()) b.Operand(factors(operand->shape()));
+  if (inst.shape().IsTuple()) {
+    for (const Shape& leaf : inst.shape().tuple_shapes()) b.Result(factors(leaf));
+  } else {
+    b.Result(factors(inst.shape()));
+  }
+  return b.Take();
+}
+
 }  // namespace
 
 bool IsPassThroughCustomCall(const HloInstruction& inst) {
@@ -597,6 +626,9 @@ std::optional<FactorRule> FactorRuleOf(const HloInstruction& inst) {
       return Source(inst, "source");
     case HloOpcode::kCustomCall:
       if (IsPassThroughCustomCall(inst)) return Identity(inst, "pass-through custom-call", false);
+      if (inst.operand_count() > 0 && FindLapackTarget(inst.attrs<CustomCallAttrs>().target)) {
+        return LapackBatch(inst);
+      }
       return std::nullopt;
     default:
       break;

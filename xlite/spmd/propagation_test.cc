@@ -188,5 +188,20 @@ TEST(PropagationCorpusTest, DeepseekTrainStep) {
   EXPECT_EQ(ending_at_annotation, forward_or_backward);
 }
 
+TEST(PropagationTest, LapackCallsKeepBatchShardsAndReplicateMatrixDims) {
+  // The batch dim of cholesky's operand passes to every result leaf; the
+  // matrix dims, split on the way in, are not carried over.
+  Propagated p = Propagate(R"(
+HloModule m, num_partitions=4
+ENTRY %e (a: f32[4,8,8]) -> f32[4,8,8] {
+  %a = f32[4,8,8] parameter(0), sharding={devices=[2,2,1]<=[4]}
+  %c = (f32[4,8,8], s32[4]) custom-call(%a), custom_call_target="lapack_spotrf_ffi", backend_config={uplo = 76 : ui8}
+  ROOT %l = f32[4,8,8] get-tuple-element(%c), index=0
+})");
+  EXPECT_EQ(ShardingOf(p, "c"),
+            "{{devices=[2,1,1,2]<=[4] last_tile_dim_replicate}, "
+            "{devices=[2,2]<=[4] last_tile_dim_replicate}}");
+}
+
 }  // namespace
 }  // namespace xlite::spmd
