@@ -39,6 +39,8 @@ def available_backends() -> list[str]:
 
 def _argument(value: Any) -> _xlite.ArrayArgument:
     array = np.ascontiguousarray(value)
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
     return _xlite.ArrayArgument(array.dtype.name, list(array.shape), array.reshape(-1).view(np.uint8))
 
 
@@ -100,6 +102,11 @@ class Module:
     @property
     def name(self) -> str:
         return self._handle.name()
+
+    @property
+    def parameters(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The entry parameters as (dtype name, shape), e.g. ("float32", (8, 16))."""
+        return [(dtype, tuple(shape)) for dtype, shape in self._handle.parameters()]
 
     def verify(self) -> None:
         """Raises XliteError listing every violation when the module is invalid."""
