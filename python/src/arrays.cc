@@ -1,5 +1,8 @@
 #include "arrays.h"
 
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -15,9 +18,10 @@ namespace nb = nanobind;
 namespace xlite::python {
 
 std::string DtypeName(PrimitiveType type) {
-  std::string_view numpy = runtime::NumpyTypeName(type);
-  if (!numpy.empty()) return std::string(numpy);
   const std::string hlo(PrimitiveTypeName(type));
+  // NumpyTypeName falls back to the HLO name for the types numpy lacks.
+  std::string_view numpy = runtime::NumpyTypeName(type);
+  if (numpy != hlo) return std::string(numpy);
   if (type == PrimitiveType::BF16) return "bfloat16";
   if (hlo.rfind("f8", 0) == 0) return "float8_" + hlo.substr(2);
   if (hlo.rfind("f4", 0) == 0) return "float4_" + hlo.substr(2);

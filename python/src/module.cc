@@ -44,6 +44,7 @@ NB_MODULE(_xlite, m) {
       .def("text", [](const ModuleHandle& h) { return PrintModule(*h.module); })
       .def("verify", [](const ModuleHandle& h) { VerifyOrThrow(*h.module); })
       .def("name", [](const ModuleHandle& h) { return h.module->name(); })
+      .def("device_count", [](const ModuleHandle& h) { return h.module->config().DeviceCount(); })
       .def("parameters",
            [](const ModuleHandle& h) {
              nb::list parameters;

@@ -21,6 +21,20 @@ def random_arguments(module: xlite.Module, seed: int = 0) -> list:
     return [rng.standard_normal(shape).astype(dtype) for dtype, shape in module.parameters]
 
 
+def assert_close(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal up to float reassociation, relative to the result's scale."""
+    scale = float(np.max(np.abs(want))) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * max(1.0, scale))
+
+
+def run_everywhere(module: xlite.Module, arguments: list) -> dict:
+    """The results on every backend (the partitioned program on the
+    interpreter for a multi-device module)."""
+    if module.device_count > 1:
+        return {"interpreter": module.run(*arguments, spmd=True)}
+    return {b: module.run(*arguments, backend=b) for b in xlite.available_backends()}
+
+
 @pytest.fixture(params=MODULE_FILES, ids=lambda path: path.name)
 def module_file(request) -> pathlib.Path:
     return request.param

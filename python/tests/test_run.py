@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import xlite
-from conftest import random_arguments
+from conftest import assert_close, random_arguments, run_everywhere
 
 ADD = """HloModule add
 ENTRY main {
@@ -19,12 +19,12 @@ ENTRY main {
 def test_backends_agree(module_file):
     module = xlite.Module.from_file(str(module_file))
     arguments = random_arguments(module)
-    reference = module.run(*arguments, backend="interpreter")
-    for backend in xlite.available_backends():
-        results = module.run(*arguments, backend=backend)
+    runs = run_everywhere(module, arguments)
+    reference = runs["interpreter"]
+    for results in runs.values():
         assert len(results) == len(reference)
         for got, want in zip(results, reference):
-            np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4)
+            assert_close(got, want)
 
 
 def test_executable_runs_many_times():

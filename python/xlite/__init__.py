@@ -104,6 +104,11 @@ class Module:
         return self._handle.name()
 
     @property
+    def device_count(self) -> int:
+        """Replicas times partitions: more than one needs ``run(spmd=True)``."""
+        return self._handle.device_count()
+
+    @property
     def parameters(self) -> list[tuple[str, tuple[int, ...]]]:
         """The entry parameters as (dtype name, shape), e.g. ("float32", (8, 16))."""
         return [(dtype, tuple(shape)) for dtype, shape in self._handle.parameters()]
