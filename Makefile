@@ -17,10 +17,17 @@ ASAN_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELW
     -DXLITE_TOOLS=OFF
 FUZZ_SECONDS ?= 180
 
-.PHONY: deps build demo test test-asan fuzz bench bench-peers clean
+.PHONY: deps build demo test test-asan fuzz bench bench-peers clean python-venv
 
 deps:
 	@scripts/install-deps.sh
+
+# The venv the build's Python module and its ctest test `python` use
+# (PyPI: nanobind, scikit-build-core, numpy, pytest, ml_dtypes); the next
+# configure of build/ finds it and builds the module from the same libraries.
+python-venv:
+	@test -x build/py-venv/bin/python || python3 -m venv build/py-venv
+	@build/py-venv/bin/pip install -q nanobind scikit-build-core numpy pytest ml_dtypes
 
 build: deps
 	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null

@@ -9,10 +9,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
-#include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
-#include "xlite/base/stable_sort.h"
 #include "xlite/base/strings.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/ir/computation.h"
@@ -23,6 +21,7 @@
 #include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
+#include "xlite/tools/reports/cost_report.h"
 
 namespace xlite::tools {
 namespace {
@@ -37,45 +36,6 @@ struct CostOptionsCli {
   std::string save_compiled;
 };
 
-// One instruction of the report with its roofline time.
-struct Row {
-  const InstructionCost* entry;
-  RooflineTime time;
-};
-
-struct Report {
-  std::string module;
-  ModuleCost cost;
-  std::vector<Row> rows;  // by time, most expensive first
-  double seconds = 0;
-  // Time spent in instructions of each bound (index: Bound).
-  double seconds_by_bound[4] = {0, 0, 0, 0};
-  Bound bound = Bound::kNone;
-};
-
-Report MakeReport(const HloModule& module, ModuleCost cost, const DeviceSpec& device) {
-  Report report;
-  report.module = module.name();
-  report.cost = std::move(cost);
-  for (const InstructionCost& entry : report.cost.instructions) {
-    RooflineTime time = InstructionRoofline(entry, device);
-    report.rows.push_back({&entry, time});
-    report.seconds += time.seconds;
-    report.seconds_by_bound[static_cast<int>(time.bound)] += time.seconds;
-  }
-  // Stable: equal times keep the module's order.
-  StableSort(report.rows,
-             [](const Row& a, const Row& b) { return a.time.seconds > b.time.seconds; });
-  double most = 0;
-  for (Bound b : {Bound::kCompute, Bound::kMemory, Bound::kInterconnect}) {
-    if (report.seconds_by_bound[static_cast<int>(b)] > most) {
-      most = report.seconds_by_bound[static_cast<int>(b)];
-      report.bound = b;
-    }
-  }
-  return report;
-}
-
 std::string FormatSeconds(double s) {
   if (s == 0) return "0 s";
   if (s < 1e-6) return absl::StrFormat("%.3g ns", s * 1e9);
@@ -84,15 +44,7 @@ std::string FormatSeconds(double s) {
   return absl::StrFormat("%.3g s", s);
 }
 
-double Intensity(const Cost& cost) {
-  return cost.bytes_accessed > 0 ? cost.flops / cost.bytes_accessed : 0;
-}
-
-size_t RowCount(const Report& report, int64_t top) {
-  return top <= 0 ? report.rows.size() : std::min(report.rows.size(), static_cast<size_t>(top));
-}
-
-std::string ReportText(const Report& report, const DeviceSpec& device, bool per_device,
+std::string ReportText(const CostReport& report, const DeviceSpec& device, bool per_device,
                        int64_t top) {
   const Cost& total = report.cost.total;
   std::string out;
@@ -140,47 +92,6 @@ std::string ReportText(const Report& report, const DeviceSpec& device, bool per_
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const Report& report, const DeviceSpec& device, bool per_device,
-                                  int64_t top) {
-  const Cost& total = report.cost.total;
-  nlohmann::ordered_json json;
-  json["module"] = report.module;
-  json["device"] = device.name;
-  json["per_device"] = per_device;
-  json["flops"] = total.flops;
-  json["transcendentals"] = total.transcendentals;
-  json["bytes_accessed"] = total.bytes_accessed;
-  json["arithmetic_intensity"] = Intensity(total);
-  json["seconds"] = report.seconds;
-  json["bound"] = BoundName(report.bound);
-  json["compute_bound_seconds"] = report.seconds_by_bound[static_cast<int>(Bound::kCompute)];
-  json["memory_bound_seconds"] = report.seconds_by_bound[static_cast<int>(Bound::kMemory)];
-  json["interconnect_bound_seconds"] =
-      report.seconds_by_bound[static_cast<int>(Bound::kInterconnect)];
-  json["loops_with_unknown_trip_count"] = report.cost.loops_with_unknown_trip_count;
-  json["custom_calls"] = report.cost.custom_calls;
-  json["instruction_count"] = report.rows.size();
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < RowCount(report, top); ++i) {
-    const Row& row = report.rows[i];
-    const HloInstruction& inst = *row.entry->instruction;
-    nlohmann::ordered_json item;
-    item["name"] = inst.name();
-    item["opcode"] = std::string(OpcodeName(inst.opcode()));
-    item["op_name"] = inst.metadata().op_name;
-    item["computation"] = inst.parent() != nullptr ? inst.parent()->name() : "";
-    item["executions"] = row.entry->executions;
-    item["flops"] = row.entry->cost.flops;
-    item["transcendentals"] = row.entry->cost.transcendentals;
-    item["bytes_accessed"] = row.entry->cost.bytes_accessed;
-    item["seconds"] = row.time.seconds;
-    item["bound"] = BoundName(row.time.bound);
-    list.push_back(std::move(item));
-  }
-  json["instructions"] = std::move(list);
-  return json;
-}
-
 int RunCost(const CostOptionsCli& options) {
   int exit_code = kExitOk;
   std::optional<DeviceSpec> device = LoadDeviceOrReport(options.device, &exit_code);
@@ -220,9 +131,9 @@ int RunCost(const CostOptionsCli& options) {
       return kExitInvalidInput;
     }
     const bool per_device = FiguresArePerDevice(*modules[i].module);
-    Report report = MakeReport(*modules[i].module, std::move(*cost), *device);
+    CostReport report = MakeCostReport(*modules[i].module, std::move(*cost), *device);
     if (options.json) {
-      all.push_back(ReportJson(report, *device, per_device, options.top));
+      all.push_back(CostReportJson(report, *device, per_device, options.top));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(report, *device, per_device, options.top);

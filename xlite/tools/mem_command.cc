@@ -13,7 +13,6 @@
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
-#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/runtime/binary_file.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/text/printer.h"
@@ -23,6 +22,7 @@
 #include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
+#include "xlite/tools/reports/memory_report_json.h"
 
 namespace xlite::tools {
 namespace {
@@ -72,66 +72,6 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
   return out;
 }
 
-nlohmann::ordered_json ReportJson(const MemoryReport& r, const DeviceSpec* device, bool per_device,
-                                  const std::string& backend) {
-  nlohmann::ordered_json json;
-  json["module"] = r.module;
-  json["scheduler"] = r.scheduler;
-  if (!backend.empty()) json["backend"] = backend;
-  json["per_device"] = per_device;
-  json["peak_bytes"] = r.peak_bytes;
-  if (device != nullptr) {
-    json["device"] = device->name;
-    json["device_memory_bytes"] = static_cast<int64_t>(device->memory_bytes);
-    if (device->memory_bytes > 0) {
-      json["fits"] = static_cast<double>(r.peak_bytes) <= device->memory_bytes;
-    } else {
-      json["fits"] = nullptr;
-    }
-  }
-  json["temp_peak_bytes"] = r.temp_peak_bytes;
-  json["peak_step"] = r.peak_step;
-  json["steps"] = r.steps;
-  json["peak_instruction"] = r.peak_instruction;
-  json["peak_computation"] = r.peak_computation;
-  json["parameter_bytes"] = r.parameter_bytes;
-  json["constant_bytes"] = r.constant_bytes;
-  json["output_bytes"] = r.output_bytes;
-  json["arena_bytes"] = r.arena_bytes;
-  json["fragmentation_bytes"] = r.fragmentation_bytes;
-  json["shared_buffers"] = r.shared_buffers;
-  json["buffer_count"] = r.buffer_count;
-  nlohmann::ordered_json peaks;
-  for (const auto& [name, bytes] : r.scheduler_peaks) peaks[name] = bytes;
-  json["schedulers"] = std::move(peaks);
-  json["live_buffers_at_peak"] = r.live_buffers_at_peak;
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const ReportedBuffer& b : r.top_buffers) {
-    nlohmann::ordered_json item;
-    item["bytes"] = b.bytes;
-    item["shape"] = b.shape;
-    item["instruction"] = b.instruction;
-    item["computation"] = b.computation;
-    item["op_name"] = b.op_name;
-    item["kind"] = std::string(BufferKindName(b.kind));
-    item["live_from"] = b.range.start;
-    item["live_to"] = b.range.end;
-    item["offset"] = b.offset;
-    list.push_back(std::move(item));
-  }
-  json["top_buffers"] = std::move(list);
-  return json;
-}
-
-// The module's own memory, its call graph flattened first (one order per
-// computation needs one call site per computation).
-absl::StatusOr<MemoryReport> AnalyzeAsWritten(HloModule& module, MemoryScheduler scheduler,
-                                              bool module_order, int64_t top) {
-  FlattenCallGraphPass flatten;
-  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
-  return AnalyzeMemory(module, scheduler, module_order, top);
-}
-
 // The memory plan of the program the backend runs, from the compile
 // pipeline that builds its executable.
 absl::StatusOr<MemoryReport> AnalyzeForBackend(HloModule& module, const MemOptionsCli& options) {
@@ -171,7 +111,7 @@ int RunMem(const MemOptionsCli& options) {
     HloModule& module = *modules[i].module;
     const bool per_device = FiguresArePerDevice(module);
     absl::StatusOr<MemoryReport> report =
-        options.backend.empty() ? AnalyzeAsWritten(module, *scheduler, module_order, options.top)
+        options.backend.empty() ? AnalyzeMemoryAsWritten(module, *scheduler, module_order, options.top)
                                 : AnalyzeForBackend(module, options);
     if (report.ok() && !options.save_compiled.empty() && i == 0) {
       absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
@@ -189,7 +129,7 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      all.push_back(ReportJson(*report, device ? &*device : nullptr, per_device, options.backend));
+      all.push_back(MemoryReportJson(*report, device ? &*device : nullptr, per_device, options.backend));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, device ? &*device : nullptr, per_device);

@@ -25,6 +25,7 @@
 #include "xlite/tools/flag_checks.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
+#include "xlite/tools/reports/schedule_report_json.h"
 
 namespace xlite::tools {
 namespace {
@@ -42,11 +43,6 @@ struct SchedOptionsCli {
 };
 
 using SchedReport = ScheduleModuleResult;
-
-double Overlap(const StepEstimate& e) {
-  if (e.communication_seconds <= 0) return 0;
-  return std::max(0.0, 100 * (1 - e.exposed_communication_seconds / e.communication_seconds));
-}
 
 std::string Seconds(double s) {
   if (s == 0) return "0 s";
@@ -70,7 +66,7 @@ std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_
   row("communication", s.communication_seconds, r.sync.communication_seconds);
   row("exposed communication", s.exposed_communication_seconds,
       r.sync.exposed_communication_seconds);
-  absl::StrAppendFormat(&out, "%-34s %13.1f%% %13.1f%%\n", "overlap", Overlap(s), Overlap(r.sync));
+  absl::StrAppendFormat(&out, "%-34s %13.1f%% %13.1f%%\n", "overlap", OverlapPercent(s), OverlapPercent(r.sync));
   absl::StrAppendFormat(
       &out, "lower bound: %s (critical path %s); scheduled is %.2f%% above it\n",
       Seconds(s.lower_bound_seconds), Seconds(s.critical_path_seconds),
@@ -110,49 +106,6 @@ std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_
                           Seconds(c.seconds), c.executions, c.opcode, label);
   }
   return out;
-}
-
-nlohmann::ordered_json ReportJson(const SchedReport& r, const DeviceSpec& device, bool per_device) {
-  const StepEstimate& s = r.scheduled;
-  nlohmann::ordered_json json;
-  json["module"] = r.module;
-  json["device"] = device.name;
-  json["per_device"] = per_device;
-  json["step_seconds"] = s.step_seconds;
-  json["compute_seconds"] = s.compute_seconds;
-  json["communication_seconds"] = s.communication_seconds;
-  json["exposed_communication_seconds"] = s.exposed_communication_seconds;
-  json["overlap_percent"] = Overlap(s);
-  json["sync_step_seconds"] = r.sync.step_seconds;
-  json["sync_exposed_communication_seconds"] = r.sync.exposed_communication_seconds;
-  json["lower_bound_seconds"] = s.lower_bound_seconds;
-  json["critical_path_seconds"] = s.critical_path_seconds;
-  json["peak_bytes"] = r.peak_bytes;
-  json["base_peak_bytes"] = r.base_peak_bytes;
-  json["memory_limit_bytes"] = r.memory_limit_bytes;
-  json["device_memory_bytes"] = static_cast<int64_t>(device.memory_bytes);
-  // Unknown (null) when the device spec gives no memory.
-  if (device.memory_bytes > 0) {
-    json["fits"] = static_cast<double>(r.peak_bytes) <= device.memory_bytes;
-  } else {
-    json["fits"] = nullptr;
-  }
-  json["rematerialized"] = r.rematerialized;
-  json["memory_barriers"] = r.memory_barriers;
-  json["scheduling_seconds"] = r.scheduling_seconds;
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const CollectiveTiming& c : s.collectives) {
-    list.push_back({{"name", c.name},
-                    {"opcode", c.opcode},
-                    {"seconds", c.seconds},
-                    {"exposed_seconds", c.exposed_seconds},
-                    {"op_name", c.op_name},
-                    {"computation", c.computation},
-                    {"executions", c.executions},
-                    {"algorithm", std::string(c.algorithm)}});
-  }
-  json["collectives"] = std::move(list);
-  return json;
 }
 
 absl::StatusOr<SchedReport> Schedule(HloModule& module, const DeviceSpec& device,
@@ -196,7 +149,7 @@ int RunSched(const SchedOptionsCli& options) {
     if (i > 0) scheduled_text += "// -----\n";
     scheduled_text += PrintModule(module);
     if (options.json) {
-      all.push_back(ReportJson(*report, *device, per_device));
+      all.push_back(ScheduleReportJson(*report, *device, per_device));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, *device, per_device, options.top);

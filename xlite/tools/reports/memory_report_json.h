@@ -1,0 +1,30 @@
+// The memory plan as `xlite mem --json` and `xlite.Module.memory()` print
+// it, and the module's own plan (no backend) that both compute.
+#ifndef XLITE_TOOLS_REPORTS_MEMORY_REPORT_JSON_H_
+#define XLITE_TOOLS_REPORTS_MEMORY_REPORT_JSON_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "xlite/analysis/device_spec.h"
+#include "xlite/ir/module.h"
+#include "xlite/sched/memory_report.h"
+
+namespace xlite::tools {
+
+// The module's own memory, its call graph flattened first (one order per
+// computation needs one call site per computation); `module_order` keeps
+// the order the module has instead of `scheduler`'s.
+absl::StatusOr<MemoryReport> AnalyzeMemoryAsWritten(HloModule& module, MemoryScheduler scheduler,
+                                                    bool module_order, int64_t top);
+
+// `device` (may be null) adds whether the peak fits; `backend` (may be
+// empty) names the backend whose plan this is.
+nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec* device,
+                                        bool per_device, const std::string& backend);
+
+}  // namespace xlite::tools
+
+#endif  // XLITE_TOOLS_REPORTS_MEMORY_REPORT_JSON_H_
