@@ -14,7 +14,7 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 # conformance, differential) but not the command line and its lit tests,
 # which the normal build runs (the fuzzer runs the parser under sanitizers).
 ASAN_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
-    -DXLITE_TOOLS=OFF
+    -DXLITE_TOOLS=OFF -DXLITE_PYTHON=OFF
 FUZZ_SECONDS ?= 180
 
 .PHONY: deps build demo test test-asan fuzz bench bench-peers clean python-venv
@@ -49,9 +49,10 @@ demo: deps
 	build/xlite/tools/xlite cost build/mlp.opt.hlo --device h100
 	build/xlite/tools/xlite run build/mlp.opt.hlo --random 0
 
-# Unit, conformance and lit tests in the normal build, then the same under
-# ASan+UBSan (no benchmarks there: they only measure).
-test: build
+# Unit, conformance, lit and Python tests in the normal build, then the same
+# under ASan+UBSan (no benchmarks there: they only measure; no Python module:
+# an instrumented extension cannot load into an uninstrumented interpreter).
+test: deps python-venv build
 	cd build && ctest --output-on-failure -j$(JOBS)
 	@$(MAKE) --no-print-directory test-asan
 
@@ -63,7 +64,8 @@ test-asan: deps
 
 # The seed corpus: the examples, the lit inputs and (when present) the shared
 # real-world modules, split into one module per file.
-fuzz: deps
+fuzz:
+	@scripts/install-deps.sh fuzz
 	@cmake -S . -B build-fuzz $(CMAKE_FLAGS) -DCMAKE_CXX_COMPILER=clang++-19 \
 	    -DXLITE_FUZZ=ON -DXLITE_SANITIZE=ON -DXLITE_BENCH=OFF >/dev/null
 	@ninja -C build-fuzz -j$(JOBS) parser_fuzzer
@@ -85,7 +87,8 @@ bench: deps
 # xlite against PyTorch eager and XLA:CPU (jax in build/peers-venv, where pip
 # reaches PyPI) on ../shared/bench, side by side; measures only, no pass/fail.
 # PEERS_ARGS go to bench/peers.py, e.g. PEERS_ARGS="--repeat 3 --no-jax".
-bench-peers: deps
+bench-peers:
+	@scripts/install-deps.sh bench
 	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null
 	@ninja -C build -j$(JOBS) xlite small_program_bench
 	bench/peers.sh $(PEERS_ARGS)

@@ -1,12 +1,17 @@
 #!/bin/bash
-# Installs the Debian packages xlite needs to build, test, fuzz and benchmark.
-# Idempotent and quiet: does nothing when everything is present, and runs
-# `apt-get update` only when something has to be installed.
+# Installs the Debian packages xlite needs: by default what `make demo` and
+# `make test` use; `fuzz` adds clang for `make fuzz`, `bench` the PyTorch
+# peer of `make bench-peers`. Idempotent and quiet: does nothing when
+# everything is present, and runs `apt-get update` only when something has to
+# be installed.
+#   scripts/install-deps.sh [fuzz] [bench]
 set -euo pipefail
 
 packages=(
   cmake ninja-build ccache g++ python3 python3-numpy
-  clang-19 llvm-19-tools libclang-rt-19-dev
+  # FileCheck for the lit tests; the venv of the Python package's tests and
+  # the headers its extension module compiles against.
+  llvm-19-tools python3-venv python3-dev
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   # Optional layers: the CPU backend (LLVM ORC JIT, library GEMM and
@@ -14,10 +19,16 @@ packages=(
   llvm-19-dev libdnnl-dev libopenblas-dev openmpi-bin libopenmpi-dev
   # JAX's LAPACK custom-calls (jnp.linalg on CPU) in the evaluator.
   liblapacke-dev
-  # The PyTorch eager peer of bench/peers.sh (`make bench-peers`) and the
-  # venv its XLA:CPU peer (jax from PyPI) is installed into.
-  python3-torch python3-venv
 )
+for group in "$@"; do
+  case "$group" in
+    # libFuzzer comes with clang's runtime libraries.
+    fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
+    # The PyTorch eager peer of bench/peers.sh (its other peers come from PyPI).
+    bench) packages+=(python3-torch) ;;
+    *) echo "install-deps: unknown group '$group' (fuzz, bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${packages[@]}"; do
