@@ -11,15 +11,15 @@ namespace verifier {
 void ErrorSink::Add(const HloInstruction& inst, absl::string_view message) {
   absl::string_view comp = inst.parent() != nullptr ? absl::string_view(inst.parent()->name())
                                                     : absl::string_view("<none>");
-  out_->push_back(absl::StrCat("%", inst.name(), " in computation %", comp, ": ", message));
+  out_->push_back({&inst, absl::StrCat("%", inst.name(), " in computation %", comp, ": ", message)});
 }
 
 void ErrorSink::Add(const HloComputation& comp, absl::string_view message) {
-  out_->push_back(absl::StrCat("computation %", comp.name(), ": ", message));
+  out_->push_back({nullptr, absl::StrCat("computation %", comp.name(), ": ", message)});
 }
 
 void ErrorSink::AddModule(absl::string_view message) {
-  out_->push_back(absl::StrCat("module: ", message));
+  out_->push_back({nullptr, absl::StrCat("module: ", message)});
 }
 
 namespace {
@@ -127,8 +127,8 @@ void CheckComputationNames(const HloModule& module, ErrorSink& errors) {
 }  // namespace
 }  // namespace verifier
 
-std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOptions& options) {
-  std::vector<std::string> out;
+std::vector<Violation> FindViolations(const HloModule& module, const VerifyOptions& options) {
+  std::vector<Violation> out;
   verifier::ErrorSink errors(&out);
   if (module.entry_computation() == nullptr) errors.AddModule("has no entry computation");
   verifier::CheckComputationNames(module, errors);
@@ -151,6 +151,14 @@ std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOp
   verifier::CheckAllReduceLayoutConstraints(module, errors);
   if (module.is_scheduled()) verifier::CheckSchedule(module, errors);
   return out;
+}
+
+std::vector<std::string> VerifyModuleAll(const HloModule& module, const VerifyOptions& options) {
+  std::vector<std::string> texts;
+  for (Violation& violation : FindViolations(module, options)) {
+    texts.push_back(std::move(violation.text));
+  }
+  return texts;
 }
 
 absl::Status VerifyModule(const HloModule& module, const VerifyOptions& options) {

@@ -30,7 +30,16 @@ struct VerifyOptions {
   bool layout_sensitive = false;
 };
 
+// One violation: its text (`%inst in computation %comp: message`,
+// `computation %comp: message` or `module: message`) and the instruction it
+// is about, null when it is about a computation or the module.
+struct Violation {
+  const HloInstruction* instruction = nullptr;
+  std::string text;
+};
 // All violations found (empty when the module is valid).
+std::vector<Violation> FindViolations(const HloModule& module, const VerifyOptions& options = {});
+// Their texts.
 std::vector<std::string> VerifyModuleAll(const HloModule& module,
                                          const VerifyOptions& options = {});
 // OK, or InvalidArgument with the first violations (up to 20) joined by newlines.

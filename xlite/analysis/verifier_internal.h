@@ -18,7 +18,7 @@ namespace xlite::verifier {
 
 class ErrorSink {
  public:
-  explicit ErrorSink(std::vector<std::string>* out) : out_(out) {}
+  explicit ErrorSink(std::vector<Violation>* out) : out_(out) {}
   // `%inst in computation %comp: message`.
   void Add(const HloInstruction& inst, absl::string_view message);
   // `computation %comp: message`.
@@ -30,7 +30,7 @@ class ErrorSink {
   }
 
  private:
-  std::vector<std::string>* out_;
+  std::vector<Violation>* out_;
 };
 
 // Text positions of the instructions of the computation being checked,

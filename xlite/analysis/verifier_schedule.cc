@@ -72,11 +72,11 @@ namespace xlite {
 
 absl::Status VerifySequence(const HloComputation& computation,
                             absl::Span<HloInstruction* const> sequence) {
-  std::vector<std::string> errors;
+  std::vector<Violation> errors;
   verifier::ErrorSink sink(&errors);
   verifier::CheckSequence(computation, sequence, sink);
   if (errors.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(errors.front());
+  return absl::InvalidArgumentError(errors.front().text);
 }
 
 }  // namespace xlite

@@ -360,6 +360,7 @@ HloInstruction* HloTextParser::AddToScope(Scope* scope, std::unique_ptr<HloInstr
 }
 
 absl::Status HloTextParser::ParseInstruction(Scope* scope) {
+  const size_t start_offset = tok().offset;
   bool is_root = false;
   if (AtIdent("ROOT")) {
     TokKind next = lexer_.Peek().kind;
@@ -398,6 +399,11 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
     return ErrorAt(name_offset, Cat("duplicate instruction name '", name, "'"));
   }
   raw->set_name(std::string(name));
+  if (options_.positions != nullptr) {
+    SourcePosition position = lines_.At(start_offset);
+    position.line += options_.line_offset;
+    options_.positions->Record(raw, position);
+  }
   if (is_root) {
     if (scope->root != nullptr) return ErrorAt(name_offset, "more than one ROOT instruction");
     scope->root = raw;
@@ -701,9 +707,32 @@ void HloTextParser::NameSyntheticComputations() {
   }
 }
 
+namespace {
+
+// StableHLO or MHLO (MLIR) text, which users often pass by mistake: its
+// markers in the first few lines.
+bool LooksLikeMlir(std::string_view text) {
+  std::string_view head = text.substr(0, 4096);
+  for (std::string_view marker : {"module @", "func.func", "stablehlo.", "mhlo.", "#loc"}) {
+    if (head.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(std::string_view text,
                                                           const ParseOptions& options) {
-  return HloTextParser(text, options).ParseModule();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = HloTextParser(text, options).ParseModule();
+  if (!module.ok() && LooksLikeMlir(text)) {
+    return absl::Status(
+        module.status().code(),
+        Cat(module.status().message(),
+            "\nnote: this looks like StableHLO/MLIR text; xlite reads HLO text: take "
+            "`jax.jit(f).lower(*args).as_text(dialect=\"hlo\")`, or the "
+            "*.before_optimizations.txt files of XLA_FLAGS=--xla_dump_to=DIR"));
+  }
+  return module;
 }
 
 absl::StatusOr<HloSharding> ParseSharding(std::string_view text) {

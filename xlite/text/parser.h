@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "xlite/ir/module.h"
+#include "xlite/text/source_positions.h"
 
 namespace xlite {
 
@@ -18,6 +19,9 @@ struct ParseOptions {
   std::string_view filename = "<input>";
   // Added to every reported line number (for a chunk of a split file).
   int64_t line_offset = 0;
+  // When set, receives where each instruction was written (for errors found
+  // after parsing, such as the verifier's).
+  SourcePositions* positions = nullptr;
 };
 
 // Parses one module. Structural errors (undefined names, bad attribute values,

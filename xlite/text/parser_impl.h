@@ -24,6 +24,7 @@
 #include "xlite/ir/module.h"
 #include "xlite/text/lexer.h"
 #include "xlite/text/parser.h"
+#include "xlite/text/source_positions.h"
 
 namespace xlite {
 
@@ -211,6 +212,8 @@ class HloTextParser {
 
   Lexer lexer_;
   ParseOptions options_;
+  // Lines of the instructions for options_.positions.
+  LineCounter lines_;
   int depth_ = 0;
   bool in_nested_operand_ = false;  // attributes belong to the outer instruction
   // async_execution_thread= as written on the async-update/-done being read,

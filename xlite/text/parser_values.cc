@@ -5,53 +5,48 @@
 
 #include "xlite/base/status.h"
 #include "xlite/text/parser_impl.h"
+#include "xlite/text/source_positions.h"
 
 namespace xlite {
 
 HloTextParser::HloTextParser(std::string_view text, const ParseOptions& options)
-    : lexer_(text), options_(options) {
+    : lexer_(text), options_(options), lines_(text) {
   Advance();
 }
 
 namespace {
 
-struct SourcePosition {
-  int64_t line = 1, column = 1;
+// Where an error is, and the text of its line.
+struct ErrorLocation {
+  SourcePosition pos;
   std::string_view line_text;
 };
 
-SourcePosition Locate(std::string_view text, size_t offset) {
-  SourcePosition pos;
+ErrorLocation Locate(std::string_view text, size_t offset) {
   if (offset > text.size()) offset = text.size();
-  size_t line_start = 0;
-  for (size_t i = 0; i < offset; ++i) {
-    char c = text[i];
-    if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < offset && text[i + 1] == '\n') ++i;
-      ++pos.line;
-      line_start = i + 1;
-    }
-  }
+  ErrorLocation location{LineCounter(text).At(offset), {}};
+  size_t line_start = offset - static_cast<size_t>(location.pos.column - 1);
   size_t line_end = line_start;
   while (line_end < text.size() && text[line_end] != '\n' && text[line_end] != '\r') {
     ++line_end;
   }
-  pos.column = static_cast<int64_t>(offset - line_start) + 1;
-  pos.line_text = text.substr(line_start, line_end - line_start);
-  return pos;
+  location.line_text = text.substr(line_start, line_end - line_start);
+  return location;
 }
 
 std::string FormatError(std::string_view file, int64_t line_offset, std::string_view text,
                         size_t offset, std::string_view message) {
-  SourcePosition pos = Locate(text, offset);
+  ErrorLocation location = Locate(text, offset);
+  const SourcePosition& pos = location.pos;
   std::string caret;
   // Keep tabs so the caret lines up under the offending byte.
-  for (int64_t i = 0; i + 1 < pos.column && i < static_cast<int64_t>(pos.line_text.size()); ++i) {
-    caret.push_back(pos.line_text[i] == '\t' ? '\t' : ' ');
+  for (int64_t i = 0; i + 1 < pos.column && i < static_cast<int64_t>(location.line_text.size());
+       ++i) {
+    caret.push_back(location.line_text[i] == '\t' ? '\t' : ' ');
   }
   caret.push_back('^');
   return Cat(file, ":", pos.line + line_offset, ":", pos.column, ": error: ", message, "\n",
-             pos.line_text, "\n", caret);
+             location.line_text, "\n", caret);
 }
 
 }  // namespace

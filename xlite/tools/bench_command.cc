@@ -270,7 +270,7 @@ int RunBench(const BenchOptions& options) {
   }
   absl::StatusOr<Measurement> m = Measure(options);
   if (!m.ok()) {
-    PrintError(absl::StrCat("xlite bench: error: ", m.status().message()));
+    PrintCommandError("bench", "", m.status().message());
     return kExitInvalidInput;
   }
   std::cout << (options.json ? FormatJson(options, *m) : FormatText(options, *m));

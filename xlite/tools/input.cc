@@ -109,14 +109,17 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
   bool all_parsed = true;
   SetActivity(absl::StrCat("parsing ", source->name));
   for (const InputChunk& chunk : chunks) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module =
-        ParseHloModule(chunk.text, UserParseOptions(source->name, chunk.first_line));
+    SourcePositions positions;
+    ParseOptions parse_options = UserParseOptions(source->name, chunk.first_line);
+    parse_options.positions = &positions;
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(chunk.text, parse_options);
     if (!module.ok()) {
       PrintError(module.status().message());
       all_parsed = false;
       continue;
     }
-    modules->push_back({*std::move(module), absl::StrCat(source->name, ":", chunk.first_line + 1)});
+    modules->emplace_back(*std::move(module), source->name, chunk.first_line + 1);
+    modules->back().positions = std::move(positions);
   }
   SetActivity(absl::StrCat("processing the modules of ", source->name));
   return all_parsed;
@@ -125,6 +128,17 @@ bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules
 void PrintError(absl::string_view message) {
   std::cerr << message;
   if (message.empty() || message.back() != '\n') std::cerr << '\n';
+}
+
+void PrintCommandError(std::string_view command, std::string_view context,
+                       absl::string_view message) {
+  absl::string_view first_line = message.substr(0, message.find('\n'));
+  if (absl::StrContains(first_line, ": error: ")) {
+    PrintError(absl::StrCat(std::string(context), message));
+  } else {
+    PrintError(absl::StrCat("xlite ", std::string(command), ": error: ", std::string(context),
+                            message));
+  }
 }
 
 std::optional<DeviceSpec> LoadDeviceOrReport(const std::string& name, int* exit_code) {
@@ -136,15 +150,27 @@ std::optional<DeviceSpec> LoadDeviceOrReport(const std::string& name, int* exit_
   return std::nullopt;
 }
 
+std::string ViolationMessage(std::string_view file, std::string_view module_location,
+                             const SourcePositions& positions, const Violation& violation) {
+  std::optional<SourcePosition> position = positions.Find(violation.instruction);
+  std::string where = position.has_value()
+                          ? absl::StrCat(std::string(file), ":", position->line, ":", position->column)
+                          : std::string(module_location);
+  return absl::StrCat(where, ": error: ", violation.text);
+}
+
+bool ReportViolations(const LoadedModule& loaded, const VerifyOptions& options) {
+  std::vector<Violation> violations = FindViolations(*loaded.module, options);
+  for (const Violation& violation : violations) {
+    PrintError(ViolationMessage(loaded.file, loaded.location, loaded.positions, violation));
+  }
+  return violations.empty();
+}
+
 bool LoadVerifiedModules(const InputOptions& options, std::vector<LoadedModule>* modules) {
   if (!LoadModules(options, modules)) return false;
   bool ok = true;
-  for (const LoadedModule& loaded : *modules) {
-    for (const std::string& violation : VerifyModuleAll(*loaded.module, {})) {
-      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
-      ok = false;
-    }
-  }
+  for (const LoadedModule& loaded : *modules) ok = ReportViolations(loaded, {}) && ok;
   return ok;
 }
 

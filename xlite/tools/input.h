@@ -12,10 +12,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/analysis/verifier.h"
 #include "xlite/ir/module.h"
 #include "xlite/text/parser.h"
+#include "xlite/text/source_positions.h"
 
 namespace xlite::tools {
 
@@ -43,8 +46,10 @@ absl::StatusOr<Source> ReadSource(const std::string& path);
 ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset = 0);
 
 struct LoadedModule {
-  LoadedModule(std::unique_ptr<HloModule> module, std::string location)
-      : module(std::move(module)), location(std::move(location)) {}
+  LoadedModule(std::unique_ptr<HloModule> module, std::string file, int64_t first_line)
+      : module(std::move(module)),
+        file(std::move(file)),
+        location(absl::StrCat(this->file, ":", first_line)) {}
   LoadedModule(LoadedModule&&) = default;
   LoadedModule& operator=(LoadedModule&&) = default;
   // A command runs once per process: the module is released, not freed, and
@@ -53,20 +58,38 @@ struct LoadedModule {
   ~LoadedModule() { (void)module.release(); }
 
   std::unique_ptr<HloModule> module;
-  // `file:line` where the module's text starts, for errors found later.
+  // The input's name, and `file:line` where the module's text starts, for
+  // errors found later.
+  std::string file;
   std::string location;
+  // Where each instruction was written; valid until the module changes.
+  SourcePositions positions;
 };
 // Reads and parses the input. Every chunk is parsed even after a failing one,
 // so that one run reports all errors (on stderr). Returns false when the
 // input could not be read or any chunk failed to parse.
 bool LoadModules(const InputOptions& options, std::vector<LoadedModule>* modules);
-// LoadModules, then the verifier on every module, each violation printed as
-// `file:line: error: ...`; false when any step failed. For commands whose
-// analyses index shapes by the attributes (only verified modules are safe).
+// `file:line:col: error: text` for a violation of a module parsed with
+// `positions` from `file`; `module_location` (`file:line`) for one about a
+// computation or the module.
+std::string ViolationMessage(std::string_view file, std::string_view module_location,
+                             const SourcePositions& positions, const Violation& violation);
+// Prints each violation of the verifier on a module just loaded as
+// `file:line:col: error: ...` (the instruction's position; the module's for
+// a violation about a computation or the module); false when there was one.
+bool ReportViolations(const LoadedModule& loaded, const VerifyOptions& options);
+// LoadModules, then ReportViolations on every module; false when any step
+// failed. For commands whose analyses index shapes by the attributes (only
+// verified modules are safe).
 bool LoadVerifiedModules(const InputOptions& options, std::vector<LoadedModule>* modules);
 
 // Writes one error line (or block) to stderr.
 void PrintError(absl::string_view message);
+// Writes `message` of a subcommand's failure: as it is when it already says
+// where and `error:` (`file:line:col: error: ...`), else after
+// `xlite COMMAND: error: `; `context` (e.g. `rank 3: `) comes first either way.
+void PrintCommandError(std::string_view command, std::string_view context,
+                       absl::string_view message);
 
 // The device spec `--device NAME` names (a known name or a JSON file); on
 // failure prints the error and sets `exit_code`: usage for a name we do not

@@ -443,20 +443,22 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       ->check(SecondsUpTo(kMaxTimeoutSeconds));
   command->callback([options, exit_code] {
     std::unique_ptr<MpiRank> mpi;
-    std::string prefix = "xlite run: error: ";
+    std::string context;
     if (options->communicator == "mpi") {
       absl::StatusOr<std::unique_ptr<MpiRank>> started =
           MpiRank::Start(options->collective_timeout);
       if (!started.ok()) {
-        PrintError(absl::StrCat(prefix, started.status().message()));
+        PrintCommandError("run", "", started.status().message());
         *exit_code = kExitInvalidInput;
         return;
       }
       mpi = *std::move(started);
-      prefix = absl::StrCat("xlite run: error: rank ", mpi->rank(), ": ");
+      context = absl::StrCat("rank ", mpi->rank(), ": ");
     }
     std::optional<Failure> failure = Run(*options, mpi.get());
-    if (failure && !failure->message.empty()) PrintError(absl::StrCat(prefix, failure->message));
+    if (failure && !failure->message.empty()) {
+      PrintCommandError("run", context, failure->message);
+    }
     *exit_code = failure ? failure->code : kExitOk;
     if (mpi) *exit_code = mpi->Finish(*exit_code);
   });

@@ -2,6 +2,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
@@ -69,10 +70,18 @@ absl::StatusOr<RunnableModule> LoadRunnableModule(const std::string& path,
                                                   bool one_device_per_process) {
   XLITE_ASSIGN_OR_RETURN(Source source, ReadSource(path));
   SetActivity(absl::StrCat("parsing ", source.name));
+  SourcePositions positions;
+  ParseOptions parse_options = UserParseOptions(source.name);
+  parse_options.positions = &positions;
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
-                         ParseHloModule(source.text, UserParseOptions(source.name)));
-  if (absl::Status verified = VerifyModule(*module); !verified.ok()) {
-    return InvalidArgument(source.name, ": error: ", verified.message());
+                         ParseHloModule(source.text, parse_options));
+  if (std::vector<Violation> violations = FindViolations(*module); !violations.empty()) {
+    std::vector<std::string> messages;
+    for (const Violation& violation : violations) {
+      messages.push_back(
+          ViolationMessage(source.name, absl::StrCat(source.name, ":1"), positions, violation));
+    }
+    return absl::InvalidArgumentError(absl::StrJoin(messages, "\n"));
   }
   XLITE_ASSIGN_OR_RETURN(int64_t budget, MemoryBudget(memory_budget));
   XLITE_RETURN_IF_ERROR(CheckRunResources(*module, budget, one_device_per_process));

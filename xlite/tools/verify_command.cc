@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -22,12 +21,7 @@ int RunVerify(const VerifyCommandOptions& options) {
   bool ok = LoadModules(options.input, &modules);
   VerifyOptions verify_options;
   verify_options.layout_sensitive = options.layout_sensitive;
-  for (const LoadedModule& loaded : modules) {
-    for (const std::string& violation : VerifyModuleAll(*loaded.module, verify_options)) {
-      PrintError(absl::StrCat(loaded.location, ": error: ", violation));
-      ok = false;
-    }
-  }
+  for (const LoadedModule& loaded : modules) ok = ReportViolations(loaded, verify_options) && ok;
   if (!ok) return kExitInvalidInput;
   std::cout << "OK: " << modules.size() << " modules\n";
   return kExitOk;
