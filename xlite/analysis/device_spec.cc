@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
@@ -221,7 +222,9 @@ absl::StatusOr<DeviceSpec> LoadDeviceSpec(std::string_view name_or_path) {
     XLITE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
     return ParseDeviceSpec(text, path);
   }
-  if (name_or_path == "host") {
+  // Names are case-insensitive (`H100`, `TPU-v5e`), as users write them.
+  const std::string name = absl::AsciiStrToLower(AsAbsl(name_or_path));
+  if (name == "host") {
     const std::string path = HostSpecPath();
     absl::StatusOr<std::string> text = ReadFile(path);
     if (!text.ok()) {
@@ -232,7 +235,7 @@ absl::StatusOr<DeviceSpec> LoadDeviceSpec(std::string_view name_or_path) {
   }
   for (int i = 0; i < device_internal::kNumEmbeddedSpecs; ++i) {
     const device_internal::EmbeddedSpec& embedded = device_internal::kEmbeddedSpecs[i];
-    if (name_or_path == embedded.name) {
+    if (name == embedded.name) {
       return ParseDeviceSpec(embedded.json, absl::StrCat("built-in device ", embedded.name));
     }
   }

@@ -49,8 +49,8 @@ std::vector<std::string> KnownDeviceNames();
 // Where `--device host` reads the spec `xlite calibrate` measured:
 // $XLITE_HOST_SPEC, else $HOME/.cache/xlite/host.json.
 std::string HostSpecPath();
-// A built-in name, "host", or a path to a JSON file (anything with a '/' or
-// ending in ".json").
+// A built-in name or "host" (in any case), or a path to a JSON file
+// (anything with a '/' or ending in ".json").
 absl::StatusOr<DeviceSpec> LoadDeviceSpec(std::string_view name_or_path);
 
 enum class Bound { kNone, kCompute, kMemory, kInterconnect };

@@ -86,6 +86,15 @@ TEST(DeviceSpec, BadSpecsAreRefused) {
               HasSubstr("unknown field \"nmae\""));
 }
 
+TEST(DeviceSpec, NamesAreCaseInsensitive) {
+  absl::StatusOr<DeviceSpec> upper = LoadDeviceSpec("H100");
+  ASSERT_TRUE(upper.ok()) << upper.status().message();
+  absl::StatusOr<DeviceSpec> lower = LoadDeviceSpec("h100");
+  ASSERT_TRUE(lower.ok());
+  EXPECT_EQ(DeviceSpecToJson(*upper), DeviceSpecToJson(*lower));
+  EXPECT_TRUE(LoadDeviceSpec("TPU-v5e").ok());
+}
+
 TEST(DeviceSpec, UnknownDeviceListsTheKnownOnes) {
   absl::Status status = LoadDeviceSpec("h300").status();
   EXPECT_THAT(status.message(), HasSubstr("unknown device \"h300\""));
