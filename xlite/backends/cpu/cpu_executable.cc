@@ -333,16 +333,32 @@ class CpuExecutable : public runtime::Executable {
         "cpu backend: compile %.1f ms (JIT %s), arena %d bytes, scratch %d bytes, %d threads\n",
         compile_ms_, kernels_.cached ? "cached" : absl::StrFormat("%.1f ms", kernels_.compile_ms),
         arena_->bytes(), scratch_ != nullptr ? scratch_->bytes() : 0, pool_->size());
-    out += absl::StrFormat("%-9s %12s %8s  %s\n", "kind", "total_ms", "calls", "instruction");
+    // Thunks by time spent, the most expensive first, then the sum.
+    std::vector<size_t> order(thunks_.size());
+    double total_seconds = 0;
+    int64_t total_calls = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+      total_seconds += profiles_[i].seconds;
+      total_calls += profiles_[i].calls;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return profiles_[a].seconds > profiles_[b].seconds;
+    });
+    out += absl::StrFormat("%-9s %12s %7s %8s  %s\n", "kind", "total_ms", "share", "calls",
+                           "instruction");
     std::vector<std::string> fallbacks;
-    for (size_t i = 0; i < thunks_.size(); ++i) {
+    for (size_t i : order) {
       const HloInstruction& inst = thunks_[i]->instruction();
       std::string what =
           absl::StrCat(inst.name(), " (", std::string(OpcodeName(inst.opcode())), ")");
-      out += absl::StrFormat("%-9s %12.3f %8d  %s\n", std::string(thunks_[i]->kind()),
-                             profiles_[i].seconds * 1e3, profiles_[i].calls, what);
+      double share = total_seconds > 0 ? 100 * profiles_[i].seconds / total_seconds : 0;
+      out += absl::StrFormat("%-9s %12.3f %6.1f%% %8d  %s\n", std::string(thunks_[i]->kind()),
+                             profiles_[i].seconds * 1e3, share, profiles_[i].calls, what);
       if (thunks_[i]->kind() == "fallback") fallbacks.push_back(what);
     }
+    out += absl::StrFormat("%-9s %12.3f %6.1f%% %8d  %d thunks\n", "total", total_seconds * 1e3,
+                           total_seconds > 0 ? 100.0 : 0.0, total_calls, thunks_.size());
     out += absl::StrCat("fallback to the evaluator: ", fallbacks.size(), " instruction(s)",
                         fallbacks.empty() ? "" : ": ");
     for (size_t i = 0; i < fallbacks.size(); ++i) {

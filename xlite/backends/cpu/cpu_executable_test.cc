@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <sstream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tests/differential/literal_compare.h"
@@ -53,6 +56,46 @@ bool HasLine(const std::string& report, const std::string& kind, const std::stri
     if (report.compare(line, kind.size(), kind) == 0) return true;
   }
   return false;
+}
+
+// The profile lists thunks by time, the most expensive first, each with its
+// share, and ends with the total.
+TEST(CpuExecutableTest, ProfileIsSortedByTimeAndEndsWithTheTotal) {
+  std::string report = ExpectSameAsInterpreter(R"(
+HloModule m
+ENTRY e {
+  x = f32[128,128] parameter(0)
+  d = f32[128,128] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[128,128] exponential(d)
+  s = f32[128,128] sort(e), dimensions={1}, to_apply={
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT lt = pred[] compare(a, b), direction=LT
+  }
+  ROOT t = (f32[128,128], f32[128,128]) tuple(d, s)
+})",
+                                               1e-5);
+  std::istringstream lines(report);
+  std::string line;
+  std::vector<double> times;
+  double total = -1;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string kind;
+    double ms = 0;
+    if (!(fields >> kind >> ms)) continue;
+    if (kind == "total") {
+      total = ms;
+    } else {
+      times.push_back(ms);
+    }
+  }
+  ASSERT_GE(times.size(), 2u) << report;
+  EXPECT_TRUE(std::is_sorted(times.rbegin(), times.rend())) << report;
+  double sum = 0;
+  for (double t : times) sum += t;
+  EXPECT_NEAR(total, sum, 1e-3 * static_cast<double>(times.size()) + 1e-9) << report;
+  EXPECT_NE(report.find("%"), std::string::npos) << report;
 }
 
 // f32 exp, log, tanh and logistic are inline approximations (fast_math.h,
