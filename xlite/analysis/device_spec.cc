@@ -4,13 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "xlite/base/file_io.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 
@@ -98,14 +97,6 @@ absl::Status ParsePeaks(const Json& peaks, std::string_view origin, DeviceSpec* 
     return InvalidArgument(AsAbsl(origin), ": peak_flops_per_second needs an \"f32\" entry");
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument(path, ": cannot open device spec file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -219,14 +210,14 @@ absl::StatusOr<DeviceSpec> LoadDeviceSpec(std::string_view name_or_path) {
       absl::StrContains(AsAbsl(name_or_path), "/") || absl::EndsWith(AsAbsl(name_or_path), ".json");
   if (is_path) {
     const std::string path(name_or_path);
-    XLITE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    XLITE_ASSIGN_OR_RETURN(std::string text, ReadBinaryFile(path));
     return ParseDeviceSpec(text, path);
   }
   // Names are case-insensitive (`H100`, `TPU-v5e`), as users write them.
   const std::string name = absl::AsciiStrToLower(AsAbsl(name_or_path));
   if (name == "host") {
     const std::string path = HostSpecPath();
-    absl::StatusOr<std::string> text = ReadFile(path);
+    absl::StatusOr<std::string> text = ReadBinaryFile(path);
     if (!text.ok()) {
       return InvalidArgument("no host spec at ", path, ": run `xlite calibrate --output ", path,
                              "` first (or set XLITE_HOST_SPEC)");

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/base/file_io.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/passes/named_pipelines.h"
@@ -28,10 +28,7 @@ absl::Status Dump(const HloModule& module, const PipelineOptions& options, std::
   }
   std::string path = absl::StrFormat("%s/%04d.%s.after_%s.hlo", options.dump_dir, (*dump_count)++,
                                      module.name(), AsAbsl(pass));
-  std::ofstream out(path);
-  out << PrintModule(module);
-  if (!out) return InvalidArgument("cannot write ", path);
-  return absl::OkStatus();
+  return WriteBinaryFile(path, PrintModule(module));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/runtime/little_endian.h"
 #include "xlite/runtime/zip_archive.h"
 

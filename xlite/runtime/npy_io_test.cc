@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/text/parser.h"
 
 namespace xlite::runtime {

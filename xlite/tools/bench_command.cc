@@ -21,7 +21,7 @@
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/ir/module.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
@@ -236,7 +236,7 @@ absl::StatusOr<Measurement> Measure(const BenchOptions& options) {
     m.predicted_peak_bytes = memory.parameter_bytes + memory.output_bytes + memory.arena_bytes;
   }
   if (!options.save_compiled.empty()) {
-    XLITE_RETURN_IF_ERROR(runtime::WriteBinaryFile(options.save_compiled, PrintModule(module)));
+    XLITE_RETURN_IF_ERROR(WriteBinaryFile(options.save_compiled, PrintModule(module)));
   }
   runtime::Executable& executable = *compiled->executable;
   m.arena_bytes = executable.arena_bytes();

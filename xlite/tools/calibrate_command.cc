@@ -1,7 +1,6 @@
 // `xlite calibrate`: measures this machine (FMA peak, memory bandwidth) and
 // prints or writes the `host` device spec that `xlite cost --device host` uses.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -9,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/base/file_io.h"
 #include "xlite/tools/collective_calibration.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/flag_checks.h"
@@ -36,11 +36,9 @@ int WriteOutput(const std::string& path, const std::string& text) {
   std::error_code error;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    PrintError(absl::StrCat(path, ": error: cannot write the calibration"));
+  absl::Status written = WriteBinaryFile(path, text);
+  if (!written.ok()) {
+    PrintError(absl::StrCat("error: cannot write the calibration: ", written.message()));
     return kExitInvalidInput;
   }
   return kExitOk;

@@ -14,7 +14,7 @@
 #include "xlite/base/strings.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/ir/computation.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
@@ -119,7 +119,7 @@ int RunCost(const CostOptionsCli& options) {
     }
     if (!options.save_compiled.empty() && i == 0) {
       absl::Status saved =
-          runtime::WriteBinaryFile(options.save_compiled, PrintModule(*modules[i].module));
+          WriteBinaryFile(options.save_compiled, PrintModule(*modules[i].module));
       if (!saved.ok()) {
         PrintError(absl::StrCat("error: ", saved.message()));
         return kExitInvalidInput;

@@ -7,12 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iostream>
-#include <iterator>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/base/file_io.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/out_of_memory.h"
 
@@ -40,11 +39,11 @@ Source FromString(std::string name, std::string bytes) {
 
 absl::StatusOr<Source> ReadSource(const std::string& path) {
   if (path == "-") {
-    std::string text(std::istreambuf_iterator<char>(std::cin), {});
-    if (std::cin.bad()) {
-      return absl::InvalidArgumentError("error: cannot read <stdin>");
+    absl::StatusOr<std::string> text = ReadStream(STDIN_FILENO);
+    if (!text.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("<stdin>: error: ", text.status().message()));
     }
-    return FromString("<stdin>", std::move(text));
+    return FromString("<stdin>", *std::move(text));
   }
   SetActivity(absl::StrCat("reading ", path));
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -69,22 +68,12 @@ absl::StatusOr<Source> ReadSource(const std::string& path) {
     return source;
   }
   // Not a regular file (a pipe, a device) or empty: streamed.
-  std::string text;
-  char buffer[1 << 16];
-  while (true) {
-    ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int error = errno;
-      close(fd);
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": error: cannot read file: ", std::strerror(error)));
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
+  absl::StatusOr<std::string> text = ReadStream(fd);
   close(fd);
-  return FromString(path, std::move(text));
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": error: ", text.status().message()));
+  }
+  return FromString(path, *std::move(text));
 }
 
 ParseOptions UserParseOptions(std::string_view filename, int64_t line_offset) {

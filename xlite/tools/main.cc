@@ -1,6 +1,7 @@
 // The `xlite` command line: one subcommand per *_command.cc.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -92,6 +93,9 @@ std::optional<int> HandleFirstWord(CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace xlite::tools;
   PrepareHeap();
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and the
+  // command reports it, instead of the process being killed mid-write.
+  signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "xlite: verify, run, optimize, cost, shard, schedule and plan the memory of XLA HLO "
       "modules. `xlite help CMD` or `xlite CMD --help` describes a command.\n"

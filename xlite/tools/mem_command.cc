@@ -13,7 +13,7 @@
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
@@ -114,7 +114,7 @@ int RunMem(const MemOptionsCli& options) {
         options.backend.empty() ? AnalyzeMemoryAsWritten(module, *scheduler, module_order, options.top)
                                 : AnalyzeForBackend(module, options);
     if (report.ok() && !options.save_compiled.empty() && i == 0) {
-      absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
+      absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
       if (!saved.ok()) report = saved;
     }
     if (!report.ok()) {
@@ -122,7 +122,7 @@ int RunMem(const MemOptionsCli& options) {
       return kExitInvalidInput;
     }
     if (!options.svg.empty() && i == 0) {
-      absl::Status written = runtime::WriteBinaryFile(options.svg, MemoryProfileSvg(*report));
+      absl::Status written = WriteBinaryFile(options.svg, MemoryProfileSvg(*report));
       if (!written.ok()) {
         PrintError(absl::StrCat("error: ", written.message()));
         return kExitInvalidInput;

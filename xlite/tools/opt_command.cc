@@ -13,7 +13,7 @@
 #include "xlite/passes/named_pipelines.h"
 #include "xlite/passes/pass_registry.h"
 #include "xlite/passes/pipeline.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
@@ -103,7 +103,7 @@ int RunOpt(const OptOptions& options) {
     AppendModule(module, PrintOptions(), &out);
   }
   if (!options.output.empty()) {
-    absl::Status written = runtime::WriteBinaryFile(options.output, out);
+    absl::Status written = WriteBinaryFile(options.output, out);
     if (!written.ok()) {
       PrintError(absl::StrCat("xlite opt: error: ", written.message()));
       return kExitInvalidInput;

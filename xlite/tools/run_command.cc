@@ -17,7 +17,7 @@
 #include "xlite/eval/multi_device.h"
 #include "xlite/ir/computation.h"
 #include "xlite/runtime/array_summary.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/runtime/npy_io.h"
 #include "xlite/spmd/sharded_execution.h"
 #include "xlite/text/printer.h"
@@ -84,7 +84,7 @@ std::vector<runtime::NamedArray> NamedArrayLeaves(const std::vector<Literal>& re
 
 absl::Status WriteNpz(const std::string& path, absl::Span<const runtime::NamedArray> arrays) {
   XLITE_ASSIGN_OR_RETURN(std::string npz, runtime::SerializeNpz(arrays));
-  return runtime::WriteBinaryFile(path, npz);
+  return WriteBinaryFile(path, npz);
 }
 
 Failure EvaluationFailure(const absl::Status& status, const RunOptions& options) {
@@ -116,7 +116,7 @@ std::optional<Failure> Execute(RunOptions options, HloModule& module, std::vecto
   // --save-compiled: the module as it runs, once compiled (on rank 0).
   auto save_compiled = [&]() -> std::optional<Failure> {
     if (options.save_compiled.empty() || (mpi != nullptr && !mpi->is_root())) return std::nullopt;
-    absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
+    absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
     if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
     return std::nullopt;
   };

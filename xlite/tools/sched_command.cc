@@ -16,7 +16,7 @@
 #include "xlite/base/byte_text.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/sched/schedule_module.h"
 #include "xlite/sched/trace.h"
 #include "xlite/text/printer.h"
@@ -139,7 +139,7 @@ int RunSched(const SchedOptionsCli& options) {
     }
     const bool per_device = FiguresArePerDevice(module);
     if (!options.trace.empty() && i == 0) {
-      absl::Status written = runtime::WriteBinaryFile(
+      absl::Status written = WriteBinaryFile(
           options.trace, TraceJson(report->scheduled, module.name()) + "\n");
       if (!written.ok()) {
         PrintError(absl::StrCat("error: ", written.message()));
@@ -156,7 +156,7 @@ int RunSched(const SchedOptionsCli& options) {
     }
   }
   if (!options.output.empty()) {
-    absl::Status written = runtime::WriteBinaryFile(options.output, scheduled_text);
+    absl::Status written = WriteBinaryFile(options.output, scheduled_text);
     if (!written.ok()) {
       PrintError(absl::StrCat("error: ", written.message()));
       return kExitInvalidInput;

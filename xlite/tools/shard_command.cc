@@ -16,7 +16,7 @@
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
-#include "xlite/runtime/binary_file.h"
+#include "xlite/base/file_io.h"
 #include "xlite/sched/async_pairs.h"
 #include "xlite/sched/latency_model.h"
 #include "xlite/spmd/partition_report.h"
@@ -278,7 +278,7 @@ int RunShard(const ShardOptions& options) {
         }
         summary = Summarize(*compiled, module, device.has_value() ? &*device : nullptr);
         if (!options.save_compiled.empty()) {
-          absl::Status saved = runtime::WriteBinaryFile(options.save_compiled, PrintModule(module));
+          absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
           if (!saved.ok()) {
             PrintError(absl::StrCat("error: ", saved.message()));
             return kExitInvalidInput;
