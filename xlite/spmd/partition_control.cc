@@ -139,6 +139,18 @@ absl::Status CheckManualShard(const HloInstruction& inst, const HloInstruction* 
   return absl::OkStatus();
 }
 
+// The full side of an SPMD marker: its annotated (or propagated) sharding
+// when that gives each device its manual tile, else the one the partially
+// manual sharding implies (propagation may have split the full side on a
+// free axis the manual side does not split; the driver reshards between them).
+HloSharding FullSide(const HloSharding& annotated, const HloSharding& manual, const Shape& full,
+                     const Shape& local) {
+  if (ShardShape(full, annotated).dimensions() == ShardShape(local, manual).dimensions()) {
+    return annotated;
+  }
+  return FullSideOfManual(manual, full, local).value_or(annotated);
+}
+
 // A cross-replica all-reduce (no channel id) combines each partition's
 // value with the same partition's on the other replicas: elementwise on
 // shards, as in XLA. Cross-partition ones outside manual code run on
@@ -197,9 +209,9 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     // The operand, sharded as it is annotated, becomes the manual shard (of
     // the result's tile where only some dims turn manual).
     const HloInstruction* operand = inst.operand(0);
-    const HloSharding sharding = s.TargetOf(*operand);
     const HloSharding manual =
         s.TargetOf(inst).IsManualSubgroup() ? s.TargetOf(inst) : HloSharding::Manual();
+    const HloSharding sharding = FullSide(s.TargetOf(*operand), manual, operand->shape(), inst.shape());
     XLITE_ASSIGN_OR_RETURN(HloInstruction * local,
                            s.OperandAs(inst, 0, sharding, "manual region entry"));
     XLITE_RETURN_IF_ERROR(CheckManualShard(inst, local, sharding, manual));
@@ -207,7 +219,8 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
   }
   if (target == "SPMDShardToFullShape") {
     const PValue& v = s.Value(inst.operand(0));
-    const HloSharding sharding = s.TargetOf(inst);
+    const HloSharding sharding = FullSide(s.TargetOf(inst), v.sharding, inst.shape(),
+                                          inst.operand(0)->shape());
     if (!v.sharding.IsManual() && !v.sharding.IsManualSubgroup()) {
       return InvalidArgument("%", inst.name(),
                              ": SPMDShardToFullShape of a value that is not "
