@@ -48,10 +48,10 @@ void EraseAttr(HloInstruction& inst, std::string_view key) {
               attrs.end());
 }
 
-// No constraint at all: every dim open and unsplit, nothing replicated or
-// unreduced explicitly.
+// No constraint at all: every dim (at least one) open and unsplit, nothing
+// replicated or unreduced explicitly. A rank-0 `[]` is replicated.
 bool Unconstrained(const NamedSharding& s) {
-  return s.replicated.empty() && s.unreduced.empty() && s.manual.empty() &&
+  return !s.dims.empty() && s.replicated.empty() && s.unreduced.empty() && s.manual.empty() &&
          std::all_of(s.dims.begin(), s.dims.end(),
                      [](const NamedSharding::Dim& d) { return d.open && d.axes.empty(); });
 }
@@ -254,6 +254,12 @@ class ShardyImporter {
         static_cast<int64_t>(s.dims.size()) != global.rank()) {
       return InvalidArgument("%", at.name(), ": the sharding's rank does not fit ",
                              global.ToString(false), " -> ", local.ToString(false));
+    }
+    for (const std::string& name : region) {
+      if (AxisIndex(s.mesh, name) < 0) {
+        return InvalidArgument("%", at.name(), ": manual axis \"", name,
+                               "\" is not an axis of the sharding's mesh");
+      }
     }
     NamedSharding inner = s;
     for (size_t d = 0; d < s.dims.size(); ++d) {
