@@ -342,6 +342,10 @@ class ShardyImporter {
 
   absl::Status RewriteShardMap(HloInstruction* entry) {
     HloComputation& c = *entry->parent();
+    if (entry->user_count() == 0 && c.root_instruction() != entry) {
+      c.RemoveInstruction(entry);  // a shard_map nothing uses
+      return absl::OkStatus();
+    }
     HloInstruction* call = CallOf(*entry);
     if (call == nullptr || call->to_apply()->name().rfind(kBodyPrefix, 0) != 0) {
       return Unimplemented("%", entry->name(), ": a ", kGlobalToLocal,
