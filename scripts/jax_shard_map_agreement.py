@@ -302,6 +302,77 @@ def partial_manual_minor_axis(e):
     return e.jax.jit(f, in_shardings=e.ns(m, "x", "y")), [e.rand(16, 32)]
 
 
+@program
+def loop_in_body(e):
+    m = e.mesh((8,), ("d",))
+    def body(a):
+        def step(i, x):
+            return e.jax.lax.psum(x, "d") * 0.125 + e.jnp.sin(x)
+        return e.jax.lax.fori_loop(0, 3, step, a)
+    f = e.shard_map(body, mesh=m, in_specs=e.P("d"), out_specs=e.P("d"))
+    return e.jax.jit(f), [e.rand(16, 4)]
+
+
+@program
+def integer_psum(e):
+    m = e.mesh((2, 4), ("x", "y"))
+    f = e.shard_map(lambda a: e.jax.lax.psum(a * 3, ("x", "y")), mesh=m, in_specs=e.P("x", "y"),
+                    out_specs=e.P())
+    return e.jax.jit(f), [e.np.arange(64, dtype=e.np.int32).reshape(8, 8)]
+
+
+@program
+def partial_manual_two_axes(e):
+    m = e.mesh((2, 2, 2), ("a", "b", "c"))
+    f = e.shard_map(lambda x: e.jax.lax.psum(x, ("a", "c")), mesh=m, in_specs=e.P(("a", "c")),
+                    out_specs=e.P(), axis_names={"a", "c"})
+    return e.jax.jit(f), [e.rand(8, 6)]
+
+
+@program
+def partial_manual_psum_scatter(e):
+    m = e.mesh((2, 4), ("x", "y"))
+    f = e.shard_map(lambda x: e.jax.lax.psum_scatter(x, "y", scatter_dimension=0, tiled=True),
+                    mesh=m, in_specs=e.P(), out_specs=e.P("y"), axis_names={"y"})
+    return e.jax.jit(f), [e.rand(8, 6)]
+
+
+@program
+def shard_map_then_matmul(e):
+    m = e.mesh((4, 2), ("x", "y"))
+    def f(a, w):
+        h = e.shard_map(lambda b: e.jax.lax.psum(b, "y"), mesh=m, in_specs=e.P("x", "y"),
+                        out_specs=e.P("x"))(a)
+        return e.jnp.tanh(h @ w)
+    return e.jax.jit(f), [e.rand(16, 8), e.rand(4, 8)]
+
+
+@program
+def constraint_in_partial_body(e):
+    m = e.mesh((2, 4), ("x", "y"))
+    def body(b):
+        b = e.jax.lax.with_sharding_constraint(e.jnp.exp(b), e.P(None, "y"))
+        return e.jax.lax.psum(b, "x")
+    f = e.shard_map(body, mesh=m, in_specs=e.P("x"), out_specs=e.P(), axis_names={"x"})
+    return e.jax.jit(f), [e.rand(16, 32)]
+
+
+@program
+def scalar_result(e):
+    m = e.mesh((2, 2, 2), ("a", "b", "c"))
+    f = e.shard_map(lambda x: e.jax.lax.psum(e.jnp.sum(x), ("a", "b", "c")), mesh=m,
+                    in_specs=e.P("a", ("b", "c")), out_specs=e.P())
+    return e.jax.jit(f), [e.rand(4, 8)]
+
+
+@program
+def partial_manual_all_to_all(e):
+    m = e.mesh((4, 2), ("x", "y"))
+    f = e.shard_map(lambda x: e.jax.lax.all_to_all(x, "x", 0, 1, tiled=True), mesh=m,
+                    in_specs=e.P(None, "x"), out_specs=e.P("x"), axis_names={"x"})
+    return e.jax.jit(f), [e.rand(8, 8)]
+
+
 def collectives(text):
     counts = collections.Counter()
     for op in COLLECTIVES:
