@@ -124,9 +124,11 @@ def collectives(r, np):
 
 
 def spmd(r, np):
-    # `--spmd` on np ranks equals `--spmd` in one process, bit for bit.
-    model = os.path.join(HERE, "..", "lit", "spmd", "run_spmd.hlo")
-    r.compare_both_ways("spmd run_spmd.hlo", model, np, extra=["--spmd"])
+    # `--spmd` on np ranks equals `--spmd` in one process, bit for bit (a
+    # GSPMD module and two JAX 0.10 shard_map modules).
+    for name in ("run_spmd.hlo", "shard_map_psum.hlo", "shard_map_nested.hlo"):
+        model = os.path.join(HERE, "..", "lit", "spmd", name)
+        r.compare_both_ways("spmd " + name, model, np, extra=["--spmd"])
 
 
 def expect_error(r, label, result, patterns, within):

@@ -139,16 +139,57 @@ absl::Status CheckManualShard(const HloInstruction& inst, const HloInstruction* 
   return absl::OkStatus();
 }
 
+// The full side of an SPMD marker: its annotated (or propagated) sharding
+// when that gives each device its manual tile, else the one the partially
+// manual sharding implies (propagation may have split the full side on a
+// free axis the manual side does not split; the driver reshards between them).
+HloSharding FullSide(const HloSharding& annotated, const HloSharding& manual, const Shape& full,
+                     const Shape& local) {
+  if (ShardShape(full, annotated).dimensions() == ShardShape(local, manual).dimensions()) {
+    return annotated;
+  }
+  return FullSideOfManual(manual, full, local).value_or(annotated);
+}
+
+// In a partially manual region, an all-reduce over global device ids whose
+// every group stays inside one tile of the free axes (its devices differ
+// only in their manual coordinate, XLA's condition) combines the same piece
+// of data in each manual group.
+bool GroupsWithinTiles(const CollectiveAttrs& attrs, const HloSharding& sharding,
+                       int64_t num_devices) {
+  if (!sharding.IsManualSubgroup() || !attrs.use_global_device_ids) return false;
+  const std::vector<OpShardingType> types = TrailingTileTypes(sharding);
+  const size_t manual_dim =
+      sharding.tile_assignment().dims().size() - types.size() +
+      (std::find(types.begin(), types.end(), OpShardingType::kManual) - types.begin());
+  const std::vector<std::vector<int64_t>> groups = attrs.replica_groups.Groups();
+  if (groups.empty()) return false;
+  for (const std::vector<int64_t>& group : groups) {
+    std::vector<int64_t> first;
+    for (int64_t device : group) {
+      if (device < 0 || device >= num_devices) return false;
+      std::vector<int64_t> index = TileIndexOf(sharding, device);
+      if (manual_dim >= index.size()) return false;
+      index[manual_dim] = 0;
+      if (first.empty()) first = index;
+      if (index != first) return false;
+    }
+  }
+  return true;
+}
+
 // A cross-replica all-reduce (no channel id) combines each partition's
 // value with the same partition's on the other replicas: elementwise on
-// shards, as in XLA. Cross-partition ones outside manual code run on
+// shards, as in XLA; so does a partially manual one whose groups stay in
+// their tiles. Other cross-partition ones outside fully manual code run on
 // replicated operands.
 absl::StatusOr<PValue> PartitionAllReduce(const HloInstruction& inst, PartitionState& s) {
-  if (inst.attrs<CollectiveAttrs>().channel_id || inst.operand_count() != 1 ||
-      !inst.shape().IsArray()) {
+  const HloSharding target = s.TargetOf(inst);
+  const CollectiveAttrs& attrs = inst.attrs<CollectiveAttrs>();
+  if ((attrs.channel_id && !GroupsWithinTiles(attrs, target, s.num_partitions())) ||
+      inst.operand_count() != 1 || !inst.shape().IsArray()) {
     return PartitionReplicated(inst, s, "cross-partition all-reduce outside manual code");
   }
-  const HloSharding target = s.TargetOf(inst);
   XLITE_ASSIGN_OR_RETURN(HloInstruction * local, s.OperandAs(inst, 0, target));
   return PValue{s.Clone(inst, {local}, local->shape()), target, inst.shape()};
 }
@@ -197,9 +238,9 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     // The operand, sharded as it is annotated, becomes the manual shard (of
     // the result's tile where only some dims turn manual).
     const HloInstruction* operand = inst.operand(0);
-    const HloSharding sharding = s.TargetOf(*operand);
     const HloSharding manual =
         s.TargetOf(inst).IsManualSubgroup() ? s.TargetOf(inst) : HloSharding::Manual();
+    const HloSharding sharding = FullSide(s.TargetOf(*operand), manual, operand->shape(), inst.shape());
     XLITE_ASSIGN_OR_RETURN(HloInstruction * local,
                            s.OperandAs(inst, 0, sharding, "manual region entry"));
     XLITE_RETURN_IF_ERROR(CheckManualShard(inst, local, sharding, manual));
@@ -207,7 +248,8 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
   }
   if (target == "SPMDShardToFullShape") {
     const PValue& v = s.Value(inst.operand(0));
-    const HloSharding sharding = s.TargetOf(inst);
+    const HloSharding sharding = FullSide(s.TargetOf(inst), v.sharding, inst.shape(),
+                                          inst.operand(0)->shape());
     if (!v.sharding.IsManual() && !v.sharding.IsManualSubgroup()) {
       return InvalidArgument("%", inst.name(),
                              ": SPMDShardToFullShape of a value that is not "

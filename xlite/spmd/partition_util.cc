@@ -139,6 +139,63 @@ bool AllSingletons(const std::vector<std::vector<int64_t>>& groups) {
                      [](const std::vector<int64_t>& g) { return g.size() <= 1; });
 }
 
+std::optional<HloSharding> FullSideOfManual(const HloSharding& manual, const Shape& full,
+                                            const Shape& local) {
+  if (!manual.IsManualSubgroup() || !full.IsArray() || !local.IsArray() ||
+      full.rank() != local.rank()) {
+    return std::nullopt;
+  }
+  const std::vector<OpShardingType> types = TrailingTileTypes(manual);
+  const std::vector<int64_t>& dims = manual.tile_assignment().dims();
+  const size_t rank = dims.size() - types.size();
+  if (static_cast<int64_t>(rank) != full.rank()) return std::nullopt;
+  std::vector<int64_t> ratio(rank);
+  int64_t manual_size = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t l = local.dimensions(d), f = full.dimensions(d);
+    if (l == 0 || f % l != 0) return std::nullopt;
+    ratio[d] = f / l;
+    manual_size *= ratio[d];
+  }
+  const size_t manual_dim =
+      rank + (std::find(types.begin(), types.end(), OpShardingType::kManual) - types.begin());
+  if (dims[manual_dim] != manual_size) return std::nullopt;
+  std::vector<int64_t> new_dims;
+  for (size_t d = 0; d < rank; ++d) new_dims.push_back(dims[d] * ratio[d]);
+  std::vector<OpShardingType> new_types;
+  for (size_t k = rank; k < dims.size(); ++k) {
+    if (k == manual_dim) continue;
+    new_dims.push_back(dims[k]);
+    new_types.push_back(types[k - rank]);
+  }
+  const std::vector<int64_t> devices = manual.tile_assignment().Devices();
+  std::vector<int64_t> placed(devices.size());
+  for (size_t linear = 0; linear < devices.size(); ++linear) {
+    std::vector<int64_t> coords(dims.size());
+    for (size_t k = dims.size(), rest = linear; k-- > 0;) {
+      coords[k] = static_cast<int64_t>(rest) % dims[k];
+      rest /= static_cast<size_t>(dims[k]);
+    }
+    // The manual coordinate, split over the dims in mixed radix, major first.
+    std::vector<int64_t> parts(rank);
+    for (size_t d = rank, k = static_cast<size_t>(coords[manual_dim]); d-- > 0;) {
+      parts[d] = static_cast<int64_t>(k) % ratio[d];
+      k /= static_cast<size_t>(ratio[d]);
+    }
+    std::vector<int64_t> at;
+    for (size_t d = 0; d < rank; ++d) at.push_back(parts[d] * dims[d] + coords[d]);
+    for (size_t k = rank; k < dims.size(); ++k) {
+      if (k != manual_dim) at.push_back(coords[k]);
+    }
+    int64_t index = 0;
+    for (size_t k = 0; k < at.size(); ++k) index = index * new_dims[k] + at[k];
+    placed[static_cast<size_t>(index)] = devices[linear];
+  }
+  return HloSharding::Tiled(TileAssignment::Explicit(new_dims, std::move(placed)), false,
+                            std::move(new_types))
+      .Normalized();
+}
+
 std::vector<int64_t> ManualGroupLabels(const HloSharding& sharding, int64_t num_devices) {
   std::vector<int64_t> labels(static_cast<size_t>(num_devices), 0);
   if (!sharding.IsManualSubgroup()) return labels;

@@ -59,6 +59,14 @@ std::vector<int64_t> TileIndexOf(const HloSharding& sharding, int64_t device);
 std::vector<std::vector<int64_t>> GroupsAlong(const HloSharding& sharding,
                                               absl::Span<const int64_t> dims, int64_t num_devices);
 
+// The sharding of the full value whose shards are the tiles of `local` under
+// the partially manual `manual` (a SPMDFullToShardShape / ShardToFullShape
+// pair): the manual subgroup moved into the data dims `local` is smaller in,
+// major within each and in dim order. nullopt when the shapes do not say
+// how (no manual subgroup, sizes that do not divide).
+std::optional<HloSharding> FullSideOfManual(const HloSharding& manual, const Shape& full,
+                                            const Shape& local);
+
 // Per device, a label of its manual group: devices that share their
 // coordinates along the manual subgroup dims share a label (labels numbered
 // by first device). All zero when the sharding has no manual subgroup.

@@ -10,6 +10,7 @@
 #include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagator.h"
 #include "xlite/spmd/sharding_annotations.h"
+#include "xlite/spmd/shardy_import.h"
 #include "xlite/text/printer.h"
 
 namespace xlite::spmd {
@@ -38,9 +39,12 @@ absl::Status ValidateAnnotations(const HloModule& module, bool is_spmd) {
 absl::StatusOr<PropagationResult> PropagateShardings(HloModule& module,
                                                      const PropagationOptions& options) {
   if (module.entry_computation() == nullptr) return InvalidArgument("module has no entry");
+  XLITE_ASSIGN_OR_RETURN(const bool imported, ImportShardy(module));
   XLITE_RETURN_IF_ERROR(ValidateAnnotations(module, options.is_spmd));
   Propagator propagator(module, options);
-  return propagator.Run();
+  PropagationResult result = propagator.Run();
+  result.changed |= imported;
+  return result;
 }
 
 absl::StatusOr<bool> ShardingPropagationPass::Run(HloModule& module) {

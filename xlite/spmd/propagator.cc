@@ -235,7 +235,11 @@ void Propagator::InitSlots() {
         slot.sharding->clear_shard_group();
         slot.origin.kind = ShardingOrigin::Kind::kAnnotation;
         absl::StatusOr<std::vector<int64_t>> open = UnspecifiedDims(*inst);
-        if (open.ok() && !open->empty()) unspecified_dims_[first_slot_[i] + l] = *std::move(open);
+        std::vector<int64_t> dims = OpenDims(given[l]);
+        if (open.ok()) dims.insert(dims.end(), open->begin(), open->end());
+        std::sort(dims.begin(), dims.end());
+        dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+        if (!dims.empty()) unspecified_dims_[first_slot_[i] + l] = std::move(dims);
       }
       slot.provided = (entry_parameter || entry_root) ? frozen(l) : annotated;
       if (!slot.provided && (entry_parameter || entry_root)) {

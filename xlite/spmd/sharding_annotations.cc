@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "xlite/base/status.h"
+#include "xlite/ir/named_sharding.h"
 
 namespace xlite::spmd {
 
@@ -37,6 +38,16 @@ absl::StatusOr<std::vector<int64_t>> UnspecifiedDims(const HloInstruction& inst)
   }
   std::sort(dims.begin(), dims.end());
   dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
+std::vector<int64_t> OpenDims(const HloSharding& sharding) {
+  std::vector<int64_t> dims;
+  if (sharding.named() == nullptr) return dims;
+  const std::vector<NamedSharding::Dim>& named = sharding.named()->dims;
+  for (size_t d = 0; d < named.size(); ++d) {
+    if (named[d].open) dims.push_back(static_cast<int64_t>(d));
+  }
   return dims;
 }
 
