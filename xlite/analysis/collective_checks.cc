@@ -85,28 +85,15 @@ void CheckIotaGroups(const HloInstruction& inst, const ReplicaGroups& groups, in
   }
 }
 
-// The parser validates meshes; a built one may still select a missing axis.
+// The parser validates meshes; a built one may still name a missing axis.
 void CheckMeshGroups(const HloInstruction& inst, const ReplicaGroups& groups, int64_t bound,
                      ErrorSink& errors) {
-  const int64_t rank = static_cast<int64_t>(groups.mesh_axes.size());
-  std::vector<bool> selected(rank, false);
-  for (int64_t axis : groups.mesh_selected) {
-    if (axis < 0 || axis >= rank || selected[axis]) {
-      errors.Add(inst, absl::StrCat("mesh replica_groups select axis ", axis,
-                                    " twice or outside [0, ", rank, ")"));
-      return;
-    }
-    selected[axis] = true;
+  absl::Status valid = ValidateMeshAxisList(groups.mesh, groups.mesh_group_axes);
+  if (!valid.ok()) {
+    errors.Add(inst, absl::StrCat("mesh replica_groups: ", valid.message()));
+    return;
   }
-  int64_t devices = 1;
-  for (const MeshAxis& axis : groups.mesh_axes) {
-    if (axis.size <= 0 || devices > INT64_MAX / axis.size) {
-      errors.Add(inst, absl::StrCat("mesh axis '", axis.name, "' has invalid size ", axis.size));
-      return;
-    }
-    devices *= axis.size;
-  }
-  CheckIdCount(inst, "mesh", devices, bound, errors);
+  CheckIdCount(inst, "mesh", groups.mesh.num_devices(), bound, errors);
 }
 
 void CheckPairsInRange(const HloInstruction& inst, int64_t bound, ErrorSink& errors) {

@@ -464,16 +464,15 @@ ENTRY %main {
   groups.iota_reshape = {4};
   EXPECT_THAT(Errors(*module), HasSubstr("iota replica_groups [3,2] does not match its 4 devices"));
   groups = ReplicaGroups();
-  groups.mesh_axes = {{"a", 2}, {"b", 2}};
-  groups.mesh_selected = {2};
-  EXPECT_THAT(Errors(*module),
-              HasSubstr("mesh replica_groups select axis 2 twice or outside [0, 2)"));
-  groups.mesh_selected = {0, 0};
-  EXPECT_THAT(Errors(*module),
-              HasSubstr("mesh replica_groups select axis 0 twice or outside [0, 2)"));
-  groups.mesh_axes = {{"a", 0}, {"b", 2}};
-  groups.mesh_selected = {1};
-  EXPECT_THAT(Errors(*module), HasSubstr("mesh axis 'a' has invalid size 0"));
+  groups.mesh.axes = {{"a", 2}, {"b", 2}};
+  groups.mesh_group_axes = {{.axis = 2}};
+  EXPECT_THAT(Errors(*module), HasSubstr("mesh replica_groups: mesh axis index 2 is out of range"));
+  groups.mesh_group_axes = {{.axis = 0}, {.axis = 0}};
+  EXPECT_THAT(Errors(*module), HasSubstr("mesh replica_groups: mesh axis 'a' (replica groups) "
+                                         "overlaps 'a' (replica groups)"));
+  groups.mesh.axes = {{"a", 0}, {"b", 2}};
+  groups.mesh_group_axes = {{.axis = 1}};
+  EXPECT_THAT(Errors(*module), HasSubstr("mesh axis 'a' makes the mesh larger than"));
 }
 
 constexpr char kAsyncBodies[] = R"(

@@ -48,9 +48,11 @@ std::optional<int64_t> GroupSizeOf(const HloInstruction& inst) {
   } else if (groups.is_mesh()) {
     // Product of the selected axes, without materialising the groups.
     size = 1;
-    for (int64_t axis : groups.mesh_selected) {
-      if (axis < 0 || axis >= static_cast<int64_t>(groups.mesh_axes.size())) return std::nullopt;
-      size *= groups.mesh_axes[axis].size;
+    for (const MeshAxisRef& ref : groups.mesh_group_axes) {
+      if (ref.axis < 0 || ref.axis >= static_cast<int64_t>(groups.mesh.axes.size())) {
+        return std::nullopt;
+      }
+      size *= ref.SizeIn(groups.mesh);
     }
   } else if (!groups.groups.empty()) {
     size = static_cast<int64_t>(groups.groups[0].size());

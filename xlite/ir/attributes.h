@@ -92,20 +92,21 @@ struct ScatterDimensions {
   bool operator==(const ScatterDimensions&) const = default;
 };
 
-// replica_groups: explicit `{{0,1},{2,3}}` or iota `[g,s]<=[dims]T(perm)`.
+// replica_groups: explicit `{{0,1},{2,3}}`, iota `[g,s]<=[dims]T(perm)`, or
+// the mesh form (XLA's MeshAxesReplicaGroupList).
 struct ReplicaGroups {
   bool is_iota = false;
   std::vector<std::vector<int64_t>> groups;  // explicit form
   int64_t num_groups = 0, group_size = 0;    // iota form
   std::vector<int64_t> iota_reshape, iota_perm;
-  // Mesh form `mesh['a'=2,'b'=2] {'b'}`: devices are numbered row-major over
-  // the mesh, and a group holds the devices that differ only along the
-  // selected axes (indices into mesh_axes, in the written order).
-  std::vector<MeshAxis> mesh_axes;
-  std::vector<int64_t> mesh_selected;
-  bool is_mesh() const { return !mesh_axes.empty(); }
+  // Mesh form `mesh['a'=4,'b'=2], device_ids=(...) {'b','a':(1)2}`: a group
+  // holds the devices that differ only along the listed axes and sub-axes,
+  // walked in the written order (MeshAxisGroups).
+  Mesh mesh;
+  std::vector<MeshAxisRef> mesh_group_axes;
+  bool is_mesh() const { return !mesh.axes.empty(); }
   // The groups as lists of ids (materialises the iota and mesh forms; empty
-  // for a mesh that selects a missing axis or has a non-positive size).
+  // for an invalid mesh form).
   std::vector<std::vector<int64_t>> Groups() const;
   bool empty() const { return !is_iota && !is_mesh() && groups.empty(); }
   bool operator==(const ReplicaGroups&) const = default;

@@ -10,19 +10,21 @@ namespace {
 using PT = PrimitiveType;
 using ::testing::ElementsAre;
 
-// Devices are row-major over the mesh; a group walks the selected axes in
+// Devices are row-major over the mesh; a group walks the listed axes in
 // the written order and the groups follow the remaining axes.
-TEST(ReplicaGroupsTest, MeshGroupsVaryOnlyAlongSelectedAxes) {
+TEST(ReplicaGroupsTest, MeshGroupsVaryOnlyAlongListedAxes) {
   ReplicaGroups g;
-  g.mesh_axes = {{"x", 2}, {"y", 3}, {"z", 2}};
-  g.mesh_selected = {2, 0};
+  g.mesh.axes = {{"x", 2}, {"y", 3}, {"z", 2}};
+  g.mesh_group_axes = {{.axis = 2}, {.axis = 0}};
   EXPECT_THAT(g.Groups(), ElementsAre(ElementsAre(0, 6, 1, 7), ElementsAre(2, 8, 3, 9),
                                       ElementsAre(4, 10, 5, 11)));
-  g.mesh_selected = {};
+  g.mesh_group_axes = {};
   EXPECT_EQ(g.Groups().size(), 12u);
-  g.mesh_axes = {{"a", 2}, {"b", 2}};
-  g.mesh_selected = {1};
+  g.mesh.axes = {{"a", 2}, {"b", 2}};
+  g.mesh_group_axes = {{.axis = 1}};
   EXPECT_THAT(g.Groups(), ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3)));
+  g.mesh_group_axes = {{.axis = 2}};
+  EXPECT_TRUE(g.Groups().empty());
 }
 
 TEST(AttrsKindTest, MapsOpcodeFamilies) {

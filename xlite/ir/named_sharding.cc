@@ -21,15 +21,25 @@ AxisPart PartOf(const Mesh& mesh, const MeshAxisRef& ref) {
   return {ref.pre_size, ref.pre_size * ref.size};
 }
 
-// Every reference of the sharding, dims first, with what it belongs to.
-std::vector<std::pair<const MeshAxisRef*, std::string_view>> AllRefs(const NamedSharding& s) {
-  std::vector<std::pair<const MeshAxisRef*, std::string_view>> refs;
+// Axis references, each with what it belongs to (for messages).
+using LabelledRefs = std::vector<std::pair<const MeshAxisRef*, std::string_view>>;
+
+// Every reference of the sharding, dims first.
+LabelledRefs AllRefs(const NamedSharding& s) {
+  LabelledRefs refs;
   for (const NamedSharding::Dim& dim : s.dims) {
     for (const MeshAxisRef& r : dim.axes) refs.emplace_back(&r, "dimension");
   }
   for (const MeshAxisRef& r : s.replicated) refs.emplace_back(&r, "replicated");
   for (const MeshAxisRef& r : s.unreduced) refs.emplace_back(&r, "unreduced");
   for (const MeshAxisRef& r : s.manual) refs.emplace_back(&r, "manual");
+  return refs;
+}
+
+// The axes of a mesh replica-group list.
+LabelledRefs GroupRefs(const std::vector<MeshAxisRef>& axes) {
+  LabelledRefs refs;
+  for (const MeshAxisRef& ref : axes) refs.emplace_back(&ref, "replica groups");
   return refs;
 }
 
@@ -107,21 +117,78 @@ bool Mergeable(const MeshAxisRef& a, const MeshAxisRef& b) {
          a.pre_size * a.size == b.pre_size;
 }
 
-// Per axis, the boundaries of its parts that the references use (1 and the
-// axis size included), ascending.
-std::vector<std::vector<int64_t>> AxisBoundaries(const NamedSharding& s) {
-  std::vector<std::vector<int64_t>> bounds(s.mesh.axes.size());
-  for (size_t k = 0; k < s.mesh.axes.size(); ++k) bounds[k] = {1, s.mesh.axes[k].size};
-  for (const auto& [ref, list] : AllRefs(s)) {
-    const AxisPart part = PartOf(s.mesh, *ref);
-    bounds[ref->axis].push_back(part.low);
-    bounds[ref->axis].push_back(part.high);
+// The mesh cut, per axis, at every boundary of a part that `refs` use
+// (major part first): a shape of parts that the devices are row-major over.
+struct MeshParts {
+  std::vector<std::vector<int64_t>> bounds;  // per axis, ascending, 1 and the size included
+  std::vector<int64_t> sizes;                // every part, axis by axis
+  std::vector<int64_t> first;                // per axis, the index of its first part
+
+  MeshParts(const Mesh& mesh, const LabelledRefs& refs) : bounds(mesh.axes.size()) {
+    for (size_t k = 0; k < mesh.axes.size(); ++k) bounds[k] = {1, mesh.axes[k].size};
+    for (const auto& [ref, list] : refs) {
+      const AxisPart part = PartOf(mesh, *ref);
+      bounds[ref->axis].push_back(part.low);
+      bounds[ref->axis].push_back(part.high);
+    }
+    for (std::vector<int64_t>& b : bounds) {
+      std::sort(b.begin(), b.end());
+      b.erase(std::unique(b.begin(), b.end()), b.end());
+    }
+    for (const std::vector<int64_t>& b : bounds) {
+      first.push_back(static_cast<int64_t>(sizes.size()));
+      for (size_t i = 1; i < b.size(); ++i) sizes.push_back(b[i] / b[i - 1]);
+    }
   }
-  for (std::vector<int64_t>& b : bounds) {
-    std::sort(b.begin(), b.end());
-    b.erase(std::unique(b.begin(), b.end()), b.end());
+
+  // The indices of the parts `ref` covers, major first.
+  std::vector<int64_t> Of(const Mesh& mesh, const MeshAxisRef& ref) const {
+    const AxisPart part = PartOf(mesh, ref);
+    const std::vector<int64_t>& b = bounds[ref.axis];
+    const int64_t from = std::lower_bound(b.begin(), b.end(), part.low) - b.begin();
+    const int64_t to = std::lower_bound(b.begin(), b.end(), part.high) - b.begin();
+    std::vector<int64_t> out;
+    for (int64_t i = from; i < to; ++i) out.push_back(first[ref.axis] + i);
+    return out;
   }
-  return bounds;
+};
+
+// Each reference fits its axis, no two overlap, and the parts they cut each
+// axis into nest (every boundary divides the next).
+absl::Status ValidateRefs(const Mesh& mesh, const LabelledRefs& refs) {
+  for (const auto& [ref, list] : refs) XLITE_RETURN_IF_ERROR(ValidateRef(mesh, *ref));
+  for (size_t i = 0; i < refs.size(); ++i) {
+    for (size_t j = i + 1; j < refs.size(); ++j) {
+      const MeshAxisRef& a = *refs[i].first;
+      const MeshAxisRef& b = *refs[j].first;
+      if (a.axis != b.axis) continue;
+      const AxisPart pa = PartOf(mesh, a), pb = PartOf(mesh, b);
+      if (pa.low < pb.high && pb.low < pa.high) {
+        return absl::InvalidArgumentError(Cat("mesh axis ", AxisText(mesh, a), " (",
+                                              refs[i].second, ") overlaps ", AxisText(mesh, b),
+                                              " (", refs[j].second, ")"));
+      }
+    }
+  }
+  const MeshParts parts(mesh, refs);
+  for (size_t k = 0; k < parts.bounds.size(); ++k) {
+    const std::vector<int64_t>& b = parts.bounds[k];
+    for (size_t i = 1; i < b.size(); ++i) {
+      if (b[i] % b[i - 1] != 0) {
+        return absl::InvalidArgumentError(
+            Cat("the sub-axes of mesh axis '", mesh.axes[k].name, "' do not nest"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The device at each mesh position, row-major over the axes.
+std::vector<int64_t> MeshDevices(const Mesh& mesh) {
+  if (mesh.device_ids) return mesh.device_ids->Devices();
+  std::vector<int64_t> devices(static_cast<size_t>(mesh.num_devices()));
+  std::iota(devices.begin(), devices.end(), 0);
+  return devices;
 }
 
 }  // namespace
@@ -156,29 +223,7 @@ absl::Status ValidateNamedSharding(const NamedSharding& s) {
   if (s.mesh.maximal_device && !refs.empty()) {
     return absl::InvalidArgumentError("a maximal mesh cannot split or name axes");
   }
-  for (const auto& [ref, list] : refs) XLITE_RETURN_IF_ERROR(ValidateRef(s.mesh, *ref));
-  for (size_t i = 0; i < refs.size(); ++i) {
-    for (size_t j = i + 1; j < refs.size(); ++j) {
-      const MeshAxisRef& a = *refs[i].first;
-      const MeshAxisRef& b = *refs[j].first;
-      if (a.axis != b.axis) continue;
-      const AxisPart pa = PartOf(s.mesh, a), pb = PartOf(s.mesh, b);
-      if (pa.low < pb.high && pb.low < pa.high) {
-        return absl::InvalidArgumentError(Cat("mesh axis ", AxisText(s.mesh, a), " (",
-                                              refs[i].second, ") overlaps ", AxisText(s.mesh, b),
-                                              " (", refs[j].second, ")"));
-      }
-    }
-  }
-  const auto bounds = AxisBoundaries(s);
-  for (size_t k = 0; k < bounds.size(); ++k) {
-    for (size_t i = 1; i < bounds[k].size(); ++i) {
-      if (bounds[k][i] % bounds[k][i - 1] != 0) {
-        return absl::InvalidArgumentError(
-            Cat("the sub-axes of mesh axis '", s.mesh.axes[k].name, "' do not nest"));
-      }
-    }
-  }
+  XLITE_RETURN_IF_ERROR(ValidateRefs(s.mesh, refs));
   auto check_list = [&](const std::vector<MeshAxisRef>& list,
                         std::string_view what) -> absl::Status {
     for (size_t i = 1; i < list.size(); ++i) {
@@ -218,30 +263,17 @@ absl::StatusOr<HloSharding> ToTiledSharding(const NamedSharding& s) {
 
   // The mesh as an array of parts: each axis cut at every boundary a
   // reference uses, major part first.
-  const auto bounds = AxisBoundaries(s);
-  std::vector<int64_t> part_sizes;
-  std::vector<int64_t> first_part(bounds.size());
-  for (size_t k = 0; k < bounds.size(); ++k) {
-    first_part[k] = static_cast<int64_t>(part_sizes.size());
-    for (size_t i = 1; i < bounds[k].size(); ++i) {
-      part_sizes.push_back(bounds[k][i] / bounds[k][i - 1]);
-    }
-  }
-  std::vector<bool> used(part_sizes.size(), false);
+  const MeshParts parts(s.mesh, AllRefs(s));
+  std::vector<bool> used(parts.sizes.size(), false);
   std::vector<int64_t> perm, tile_dims;
   // Appends the parts of `refs` to the transposed order; returns their size.
   auto take = [&](const std::vector<MeshAxisRef>& refs) {
     int64_t size = 1;
     for (const MeshAxisRef& ref : refs) {
-      const AxisPart part = PartOf(s.mesh, ref);
-      const std::vector<int64_t>& b = bounds[ref.axis];
-      const int64_t from = std::lower_bound(b.begin(), b.end(), part.low) - b.begin();
-      const int64_t to = std::lower_bound(b.begin(), b.end(), part.high) - b.begin();
-      for (int64_t i = from; i < to; ++i) {
-        const int64_t p = first_part[ref.axis] + i;
+      for (int64_t p : parts.Of(s.mesh, ref)) {
         perm.push_back(p);
         used[p] = true;
-        size *= part_sizes[p];
+        size *= parts.sizes[p];
       }
     }
     return size;
@@ -257,28 +289,63 @@ absl::StatusOr<HloSharding> ToTiledSharding(const NamedSharding& s) {
     types.push_back(OpShardingType::kUnreduced);
   }
   int64_t replicated = 1;
-  for (size_t p = 0; p < part_sizes.size(); ++p) {
+  for (size_t p = 0; p < parts.sizes.size(); ++p) {
     if (used[p]) continue;
     perm.push_back(static_cast<int64_t>(p));
-    replicated *= part_sizes[p];
+    replicated *= parts.sizes[p];
   }
   if (replicated > 1) {
     tile_dims.push_back(replicated);
     types.push_back(OpShardingType::kReplicated);
   }
 
-  std::vector<int64_t> mesh_devices(static_cast<size_t>(s.mesh.num_devices()));
-  if (s.mesh.device_ids) {
-    mesh_devices = s.mesh.device_ids->Devices();
-  } else {
-    std::iota(mesh_devices.begin(), mesh_devices.end(), 0);
-  }
   TileAssignment tiles = CanonicalTileAssignment(
-      tile_dims, TransposeDevices(mesh_devices, part_sizes, perm));
+      tile_dims, TransposeDevices(MeshDevices(s.mesh), parts.sizes, perm));
   if (types.size() == 1 && types[0] == OpShardingType::kReplicated) {
     return HloSharding::Tiled(std::move(tiles), /*last_tile_dim_replicate=*/true);
   }
   return HloSharding::Tiled(std::move(tiles), false, std::move(types));
+}
+
+absl::Status ValidateMeshAxisList(const Mesh& mesh, const std::vector<MeshAxisRef>& axes) {
+  if (mesh.axes.empty()) return absl::InvalidArgumentError("a mesh needs at least one axis");
+  XLITE_RETURN_IF_ERROR(ValidateMesh(mesh));
+  XLITE_RETURN_IF_ERROR(ValidateRefs(mesh, GroupRefs(axes)));
+  for (size_t i = 1; i < axes.size(); ++i) {
+    if (Mergeable(axes[i - 1], axes[i])) {
+      return absl::InvalidArgumentError(Cat("replica group axes ", AxisText(mesh, axes[i - 1]),
+                                            " and ", AxisText(mesh, axes[i]),
+                                            " should be written as one"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::vector<int64_t>>> MeshAxisGroups(
+    const Mesh& mesh, const std::vector<MeshAxisRef>& axes) {
+  XLITE_RETURN_IF_ERROR(ValidateMeshAxisList(mesh, axes));
+  const MeshParts parts(mesh, GroupRefs(axes));
+  std::vector<bool> listed(parts.sizes.size(), false);
+  std::vector<int64_t> grouped;
+  int64_t group_size = 1;
+  for (const MeshAxisRef& ref : axes) {
+    for (int64_t p : parts.Of(mesh, ref)) {
+      grouped.push_back(p);
+      listed[p] = true;
+      group_size *= parts.sizes[p];
+    }
+  }
+  std::vector<int64_t> perm;
+  for (size_t p = 0; p < parts.sizes.size(); ++p) {
+    if (!listed[p]) perm.push_back(static_cast<int64_t>(p));
+  }
+  perm.insert(perm.end(), grouped.begin(), grouped.end());
+  const std::vector<int64_t> devices = TransposeDevices(MeshDevices(mesh), parts.sizes, perm);
+  std::vector<std::vector<int64_t>> groups;
+  for (auto it = devices.begin(); it != devices.end(); it += group_size) {
+    groups.emplace_back(it, it + group_size);
+  }
+  return groups;
 }
 
 HloSharding FitNamedShardingToShape(const HloSharding& s, const Shape& shape) {

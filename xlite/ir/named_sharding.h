@@ -86,6 +86,20 @@ absl::Status ValidateNamedSharding(const NamedSharding& sharding);
 inline constexpr int64_t kMaxNamedShardingDevices = int64_t{1} << 24;
 absl::StatusOr<HloSharding> ToTiledSharding(const NamedSharding& sharding);
 
+// The checks XLA's MeshAxesReplicaGroupList makes on the axes its groups
+// span (ValidateSpanOfAxes): a mesh with axes and valid device ids, every
+// axis or sub-axis in range and fitting, none overlapping, the sub-axes of
+// one axis nesting, no two neighbours that should be written as one.
+absl::Status ValidateMeshAxisList(const Mesh& mesh, const std::vector<MeshAxisRef>& axes);
+
+// The groups of such a list, as XLA's flattened_replica_groups: each axis is
+// cut where the listed sub-axes begin and end, the mesh's devices are
+// transposed so that the unlisted parts come first (in mesh order) and the
+// listed ones last (in the written order), and cut into groups of the
+// listed axes' size.
+absl::StatusOr<std::vector<std::vector<int64_t>>> MeshAxisGroups(
+    const Mesh& mesh, const std::vector<MeshAxisRef>& axes);
+
 // XLA writes a mesh sharding that splits no dim with no dims at all (`[]`,
 // e.g. `{mesh[...], [], unreduced={'b'}}`); on a value of rank r that means
 // r unsplit dims. Returns `s` with such leaves (tuple leaves matched to the

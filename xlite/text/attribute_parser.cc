@@ -408,25 +408,27 @@ absl::Status HloTextParser::ParseMeshAxes(std::vector<MeshAxis>* axes, bool* quo
   });
 }
 
+// `mesh['a'=4,'b'=2], device_ids=(...) {'b','a':(1)2}`, as XLA's
+// MeshAxesReplicaGroupList::ToString writes it (Mesh::ToString, then the
+// axes the groups span).
 absl::Status HloTextParser::ParseMeshReplicaGroups(size_t offset, ReplicaGroups* groups) {
-  XLITE_RETURN_IF_ERROR(ParseMeshAxes(&groups->mesh_axes, nullptr));
-  if (groups->mesh_axes.empty()) return ErrorAt(offset, "a mesh needs at least one axis");
-  return ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&]() -> absl::Status {
-    std::string name;
-    size_t name_offset = tok().offset;
-    XLITE_RETURN_IF_ERROR(ParseMeshAxisName(&name, nullptr));
-    auto& axes = groups->mesh_axes;
-    auto it =
-        std::find_if(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == name; });
-    if (it == axes.end()) return ErrorAt(name_offset, Cat("no mesh axis '", name, "'"));
-    int64_t index = it - axes.begin();
-    auto& selected = groups->mesh_selected;
-    if (std::find(selected.begin(), selected.end(), index) != selected.end()) {
-      return ErrorAt(name_offset, Cat("mesh axis '", name, "' is selected twice"));
+  Mesh& mesh = groups->mesh;
+  XLITE_RETURN_IF_ERROR(ParseMeshAxes(&mesh.axes, &mesh.quoted_names));
+  if (mesh.axes.empty()) return ErrorAt(offset, "a mesh needs at least one axis");
+  if (Consume(TokKind::kComma)) {
+    if (kind() != TokKind::kAttrName || tok().text != "device_ids") {
+      return Expected("device_ids= after the mesh of replica_groups");
     }
-    selected.push_back(index);
-    return absl::OkStatus();
-  });
+    Advance();
+    XLITE_RETURN_IF_ERROR(ParseMeshDeviceIds(&mesh));
+  }
+  XLITE_RETURN_IF_ERROR(ParseDelimited(TokKind::kLbrace, TokKind::kRbrace, "{", [&] {
+    groups->mesh_group_axes.emplace_back();
+    return ParseMeshAxisRef(mesh, &groups->mesh_group_axes.back());
+  }));
+  absl::Status valid = ValidateMeshAxisList(mesh, groups->mesh_group_axes);
+  if (!valid.ok()) return ErrorAt(offset, Cat("mesh replica_groups: ", valid.message()));
+  return absl::OkStatus();
 }
 
 absl::Status HloTextParser::ParsePairs(std::vector<std::pair<int64_t, int64_t>>* pairs) {

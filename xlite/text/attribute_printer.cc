@@ -104,12 +104,13 @@ void AppendIntListList(const std::vector<std::vector<int64_t>>& lists, std::stri
 
 void AppendReplicaGroups(const ReplicaGroups& g, std::string* out) {
   if (g.is_mesh()) {
-    AppendMeshAxes(g.mesh_axes, /*quoted=*/true, out);
-    out->push_back(' ');
-    AppendBraced(
-        g.mesh_selected, ",",
-        [&](int64_t axis) { AppendMeshAxisName(g.mesh_axes[axis].name, /*quoted=*/true, out); },
-        out);
+    AppendMesh(g.mesh, out);
+    out->append(" {");
+    for (size_t i = 0; i < g.mesh_group_axes.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendMeshAxisRef(g.mesh, g.mesh_group_axes[i], out);
+    }
+    out->push_back('}');
     return;
   }
   if (g.is_iota) {

@@ -122,9 +122,26 @@ TEST(ParserErrorsTest, MeshReplicaGroups) {
   EXPECT_THAT(groups("mesh['a'=2] {'b'}"), HasSubstr("no mesh axis 'b'"));
   EXPECT_THAT(groups("mesh['a'=2,'a'=2] {}"), HasSubstr("duplicate mesh axis 'a'"));
   EXPECT_THAT(groups("mesh['a'=0] {}"), HasSubstr("invalid mesh axis size"));
-  EXPECT_THAT(groups("mesh['a'=2] {'a','a'}"), HasSubstr("is selected twice"));
+  EXPECT_THAT(groups("mesh['a'=2] {'a','a'}"), HasSubstr("'a' (replica groups) overlaps 'a'"));
   EXPECT_THAT(groups("mesh[] {}"), HasSubstr("a mesh needs at least one axis"));
   EXPECT_THAT(groups("mesh['a'=2]"), HasSubstr("expected"));
+  // Every error points at the text: line 3, the column of `mesh`.
+  EXPECT_THAT(groups("mesh['a'=4] {'a':(1)2,'a':(2)2}"),
+              HasSubstr("3:65: error: mesh replica_groups: replica group axes 'a':(1)2 and "
+                        "'a':(2)2 should be written as one"));
+  EXPECT_THAT(groups("mesh['a'=4] {'a':(3)2}"), HasSubstr("sub-axis 'a':(3)2 does not fit"));
+  EXPECT_THAT(groups("mesh['a'=8] {'a':(1)4,'a':(2)2}"), HasSubstr("overlaps"));
+  EXPECT_THAT(groups("mesh['a'=4,'b'=2], device_ids=([4,4]) {'a'}"),
+              HasSubstr("iota reshape has 16 devices but 8"));
+  EXPECT_THAT(groups("mesh['a'=4,'b'=2], device_ids=([2,4]T(1,1)) {'a'}"),
+              HasSubstr("not a permutation"));
+  EXPECT_THAT(groups("mesh['a'=2,'b'=2], device_ids=(0,1,2) {'a'}"),
+              HasSubstr("mesh device_ids name 3 devices, the mesh has 4"));
+  EXPECT_THAT(groups("mesh['a'=2,'b'=2], device_ids=(0,1,1,3) {'a'}"),
+              HasSubstr("device_ids must be a permutation of 0..3"));
+  EXPECT_THAT(groups("mesh['a'=2,'b'=2], device_ids=(0,1 {'a'}"), HasSubstr("expected"));
+  EXPECT_THAT(groups("mesh['a'=2,'b'=2], ids=(0,1,2,3) {'a'}"),
+              HasSubstr("expected device_ids= after the mesh of replica_groups"));
 }
 
 TEST(ParserErrorsTest, NotSupportedYet) {

@@ -581,8 +581,8 @@ TEST(ParserTest, MeshReplicaGroups) {
   ASSERT_NE(m, nullptr);
   const ReplicaGroups& g = Find(*m, "r")->attrs<CollectiveAttrs>().replica_groups;
   ASSERT_TRUE(g.is_mesh());
-  EXPECT_EQ(g.mesh_axes, (std::vector<MeshAxis>{{"x", 2}, {"y", 3}, {"z", 2}}));
-  EXPECT_EQ(g.mesh_selected, (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(g.mesh.axes, (std::vector<MeshAxis>{{"x", 2}, {"y", 3}, {"z", 2}}));
+  EXPECT_EQ(g.mesh_group_axes, (std::vector<MeshAxisRef>{{.axis = 2}, {.axis = 0}}));
   EXPECT_FALSE(g.empty());
 }
 

@@ -25,6 +25,10 @@ void AppendIotaDevices(absl::Span<const int64_t> reshape, absl::Span<const int64
 // `'a'` (or `a` when not `quoted`) and `mesh['a'=2,'b'=4]`.
 void AppendMeshAxisName(std::string_view name, bool quoted, std::string* out);
 void AppendMeshAxes(const std::vector<MeshAxis>& axes, bool quoted, std::string* out);
+// `'x'` or `'x':(2)4`, and a whole mesh: `mesh['a'=2,'b'=4], device_ids=(...)`
+// or `maximal_mesh[device_id=N]`.
+void AppendMeshAxisRef(const Mesh& mesh, const MeshAxisRef& ref, std::string* out);
+void AppendMesh(const Mesh& mesh, std::string* out);
 // `{1,2,3}`
 void AppendIntList(absl::Span<const int64_t> values, std::string* out);
 // `"..."` with C escapes.

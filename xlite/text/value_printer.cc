@@ -122,16 +122,6 @@ void AppendTupleText(const Literal& literal, void (*element)(const Literal&, std
   out->append(" )");
 }
 
-// `'x'` or `'x':(2)4`.
-void AppendMeshAxisRef(const Mesh& mesh, const MeshAxisRef& ref, std::string* out) {
-  AppendMeshAxisName(mesh.axes[ref.axis].name, mesh.quoted_names, out);
-  if (!ref.is_sub_axis()) return;
-  out->append(":(");
-  AppendInt(ref.pre_size, out);
-  out->push_back(')');
-  AppendInt(ref.size, out);
-}
-
 // `, replicated={'a', 'b'}` (nothing for an empty list).
 void AppendMeshAxisList(std::string_view key, const Mesh& mesh,
                         const std::vector<MeshAxisRef>& refs, std::string* out) {
@@ -144,32 +134,6 @@ void AppendMeshAxisList(std::string_view key, const Mesh& mesh,
     AppendMeshAxisRef(mesh, refs[i], out);
   }
   out->push_back('}');
-}
-
-void AppendMesh(const Mesh& mesh, std::string* out) {
-  if (mesh.maximal_device) {
-    out->append("maximal_mesh[device_id=");
-    AppendInt(*mesh.maximal_device, out);
-    out->push_back(']');
-    return;
-  }
-  AppendMeshAxes(mesh.axes, mesh.quoted_names, out);
-  if (!mesh.device_ids) return;
-  const TileAssignment& ids = *mesh.device_ids;
-  out->append(", device_ids=(");
-  if (ids.is_iota()) {
-    out->push_back('[');
-    AppendIntsJoined(ids.reshape_dims(), out);
-    out->push_back(']');
-    if (ids.reshape_dims().size() > 1 && !ids.transpose_perm().empty()) {
-      out->append("T(");
-      AppendIntsJoined(ids.transpose_perm(), out);
-      out->push_back(')');
-    }
-  } else {
-    AppendIntsJoined(ids.explicit_devices(), out);
-  }
-  out->push_back(')');
 }
 
 // `{{op_name="a"}, {op_name="b"}}`.
@@ -289,6 +253,41 @@ void AppendShardingItems(const HloSharding& s, std::string* out) {
 }
 
 }  // namespace
+
+void AppendMeshAxisRef(const Mesh& mesh, const MeshAxisRef& ref, std::string* out) {
+  AppendMeshAxisName(mesh.axes[ref.axis].name, mesh.quoted_names, out);
+  if (!ref.is_sub_axis()) return;
+  out->append(":(");
+  AppendInt(ref.pre_size, out);
+  out->push_back(')');
+  AppendInt(ref.size, out);
+}
+
+void AppendMesh(const Mesh& mesh, std::string* out) {
+  if (mesh.maximal_device) {
+    out->append("maximal_mesh[device_id=");
+    AppendInt(*mesh.maximal_device, out);
+    out->push_back(']');
+    return;
+  }
+  AppendMeshAxes(mesh.axes, mesh.quoted_names, out);
+  if (!mesh.device_ids) return;
+  const TileAssignment& ids = *mesh.device_ids;
+  out->append(", device_ids=(");
+  if (ids.is_iota()) {
+    out->push_back('[');
+    AppendIntsJoined(ids.reshape_dims(), out);
+    out->push_back(']');
+    if (ids.reshape_dims().size() > 1 && !ids.transpose_perm().empty()) {
+      out->append("T(");
+      AppendIntsJoined(ids.transpose_perm(), out);
+      out->push_back(')');
+    }
+  } else {
+    AppendIntsJoined(ids.explicit_devices(), out);
+  }
+  out->push_back(')');
+}
 
 void AppendInt(int64_t v, std::string* out) {
   char buf[24];
