@@ -42,6 +42,12 @@ def program(fn):
     return fn
 
 
+def also_on_gspmd(fn):
+    """Registers the program a second time as gspmd_<name>, lowered on the GSPMD path."""
+    PROGRAMS["gspmd_" + fn.__name__] = fn
+    return fn
+
+
 class Env:
     """What a program builds with: jax, jnp, P, shard_map and mesh helpers."""
 
@@ -282,16 +288,7 @@ def gspmd_full_manual(e):
     return e.jax.jit(f), [e.rand(16, 32)]
 
 
-@program
-def gspmd_partial_manual_auto_split(e):
-    m = e.mesh((2, 4), ("x", "y"))
-    def f(a):
-        g = e.shard_map(lambda b: e.jax.lax.psum(e.jnp.cos(b), "y"), mesh=m,
-                        in_specs=e.P(None, "y"), out_specs=e.P(), axis_names={"y"})
-        return g(a) * 3.0
-    return e.jax.jit(f, in_shardings=e.ns(m, "x", "y")), [e.rand(16, 32)]
-
-
+@also_on_gspmd
 @program
 def partial_manual_minor_axis(e):
     m = e.mesh((2, 4), ("x", "y"))
