@@ -11,7 +11,8 @@ namespace verifier {
 void ErrorSink::Add(const HloInstruction& inst, absl::string_view message) {
   absl::string_view comp = inst.parent() != nullptr ? absl::string_view(inst.parent()->name())
                                                     : absl::string_view("<none>");
-  out_->push_back({&inst, absl::StrCat("%", inst.name(), " in computation %", comp, ": ", message)});
+  out_->push_back(
+      {&inst, absl::StrCat("%", inst.name(), " in computation %", comp, ": ", message)});
 }
 
 void ErrorSink::Add(const HloComputation& comp, absl::string_view message) {

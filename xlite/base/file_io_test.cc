@@ -66,8 +66,7 @@ TEST_F(FileIoTest, AFailedWriteLeavesTheOldFile) {
   setrlimit(RLIMIT_FSIZE, &saved);
   std::signal(SIGXFSZ, previous);
   ASSERT_FALSE(written.ok());
-  EXPECT_NE(std::string(written.message()).find("kept.txt: cannot write file"),
-            std::string::npos)
+  EXPECT_NE(std::string(written.message()).find("kept.txt: cannot write file"), std::string::npos)
       << written;
   EXPECT_EQ(Read(path), "old contents");
   EXPECT_EQ(Listing(), "kept.txt\n");

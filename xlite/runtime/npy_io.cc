@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xlite/base/file_io.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
-#include "xlite/base/file_io.h"
 #include "xlite/runtime/little_endian.h"
 #include "xlite/runtime/zip_archive.h"
 

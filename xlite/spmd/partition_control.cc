@@ -240,7 +240,8 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
     const HloInstruction* operand = inst.operand(0);
     const HloSharding manual =
         s.TargetOf(inst).IsManualSubgroup() ? s.TargetOf(inst) : HloSharding::Manual();
-    const HloSharding sharding = FullSide(s.TargetOf(*operand), manual, operand->shape(), inst.shape());
+    const HloSharding sharding =
+        FullSide(s.TargetOf(*operand), manual, operand->shape(), inst.shape());
     XLITE_ASSIGN_OR_RETURN(HloInstruction * local,
                            s.OperandAs(inst, 0, sharding, "manual region entry"));
     XLITE_RETURN_IF_ERROR(CheckManualShard(inst, local, sharding, manual));
@@ -248,8 +249,8 @@ absl::StatusOr<PValue> PartitionCustomCall(const HloInstruction& inst, Partition
   }
   if (target == "SPMDShardToFullShape") {
     const PValue& v = s.Value(inst.operand(0));
-    const HloSharding sharding = FullSide(s.TargetOf(inst), v.sharding, inst.shape(),
-                                          inst.operand(0)->shape());
+    const HloSharding sharding =
+        FullSide(s.TargetOf(inst), v.sharding, inst.shape(), inst.operand(0)->shape());
     if (!v.sharding.IsManual() && !v.sharding.IsManualSubgroup()) {
       return InvalidArgument("%", inst.name(),
                              ": SPMDShardToFullShape of a value that is not "

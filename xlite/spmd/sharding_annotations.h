@@ -1,7 +1,7 @@
 // What XLA's sharding annotations say beyond the sharding itself: the dims a
 // `Sharding` custom-call leaves to propagation (backend_config
-// "unspecified_dims=[...]") or a mesh-form sharding leaves open, and annotations XLA's CSE prevention left behind
-// (to be dropped, as XLA's pass drops them).
+// "unspecified_dims=[...]") or a mesh-form sharding leaves open, and annotations XLA's CSE
+// prevention left behind (to be dropped, as XLA's pass drops them).
 #ifndef XLITE_SPMD_SHARDING_ANNOTATIONS_H_
 #define XLITE_SPMD_SHARDING_ANNOTATIONS_H_
 

@@ -32,8 +32,7 @@ constexpr std::string_view kBodyPrefix = "xla.sdy.manual_computation_body";
 using AxisNames = std::vector<std::string>;
 
 bool IsCustomCall(const HloInstruction& inst, std::string_view target) {
-  return inst.opcode() == HloOpcode::kCustomCall &&
-         inst.attrs<CustomCallAttrs>().target == target;
+  return inst.opcode() == HloOpcode::kCustomCall && inst.attrs<CustomCallAttrs>().target == target;
 }
 
 const std::string* Attr(const HloInstruction& inst, std::string_view key) {
@@ -76,9 +75,8 @@ absl::Status AddManual(NamedSharding& s, const AxisNames& manual, const HloInstr
     ref.axis = axis;
     if (std::find(s.manual.begin(), s.manual.end(), ref) == s.manual.end()) s.manual.push_back(ref);
   }
-  std::sort(s.manual.begin(), s.manual.end(), [](const MeshAxisRef& a, const MeshAxisRef& b) {
-    return a.axis < b.axis;
-  });
+  std::sort(s.manual.begin(), s.manual.end(),
+            [](const MeshAxisRef& a, const MeshAxisRef& b) { return a.axis < b.axis; });
   return absl::OkStatus();
 }
 
@@ -89,8 +87,8 @@ absl::StatusOr<HloSharding> Lower(const NamedSharding& s, const HloInstruction& 
   if (!tiled.ok()) {
     return InvalidArgument("%", at.name(), ": Shardy sharding: ", tiled.status().message());
   }
-  const bool open = std::any_of(s.dims.begin(), s.dims.end(),
-                                [](const NamedSharding::Dim& d) { return d.open; });
+  const bool open =
+      std::any_of(s.dims.begin(), s.dims.end(), [](const NamedSharding::Dim& d) { return d.open; });
   if (open && tiled->IsTiled()) tiled->set_named(std::make_shared<const NamedSharding>(s));
   return tiled;
 }
@@ -126,8 +124,7 @@ class ShardyImporter {
     });
     for (HloInstruction* entry : entries) XLITE_RETURN_IF_ERROR(RewriteShardMap(entry));
     make_.Finish();
-    module_.RemoveComputationsIf(
-        [&](const HloComputation* c) { return inlined_.count(c) != 0; });
+    module_.RemoveComputationsIf([&](const HloComputation* c) { return inlined_.count(c) != 0; });
     return changed || !entries.empty();
   }
 
@@ -195,15 +192,14 @@ class ShardyImporter {
   }
 
   absl::StatusOr<std::vector<NamedSharding>> Shardings(const HloInstruction& inst,
-                                                       std::string_view key,
-                                                       int64_t count) const {
+                                                       std::string_view key, int64_t count) const {
     const std::string* text = Attr(inst, key);
     if (text == nullptr) return InvalidArgument("%", inst.name(), ": no ", key);
     absl::StatusOr<std::vector<NamedSharding>> s = ParseSdyShardings(*text, meshes_);
     if (!s.ok()) return InvalidArgument("%", inst.name(), ": ", key, ": ", s.status().message());
     if (static_cast<int64_t>(s->size()) != count) {
-      return InvalidArgument("%", inst.name(), ": ", key, " names ", s->size(),
-                             " shardings for ", count, " values");
+      return InvalidArgument("%", inst.name(), ": ", key, " names ", s->size(), " shardings for ",
+                             count, " values");
     }
     return s;
   }
@@ -274,8 +270,8 @@ class ShardyImporter {
       }
       if (global.dimensions(d) != local.dimensions(d) * manual_size) {
         return InvalidArgument("%", at.name(), ": ", local.ToString(false),
-                               " is not the manual tile of ", global.ToString(false),
-                               " (dim ", d, " is split ", manual_size, " ways by the manual axes)");
+                               " is not the manual tile of ", global.ToString(false), " (dim ", d,
+                               " is split ", manual_size, " ways by the manual axes)");
       }
     }
     // The region sees the value as its in/out sharding says: a free axis
@@ -298,7 +294,8 @@ class ShardyImporter {
                          const HloInstruction& like) {
     auto attrs = std::make_unique<CustomCallAttrs>();
     attrs->target = std::string(target);
-    HloInstruction* marker = make_.Add(c, HloOpcode::kCustomCall, shape, {operand}, std::move(attrs));
+    HloInstruction* marker =
+        make_.Add(c, HloOpcode::kCustomCall, shape, {operand}, std::move(attrs));
     marker->set_sharding(std::move(sharding));
     *marker->mutable_metadata() = like.metadata();
     return marker;
@@ -376,8 +373,8 @@ class ShardyImporter {
       XLITE_RETURN_IF_ERROR(SidesOf(in[i], outer, region, operand->shape(),
                                     ValueShape(entry->shape(), i), *entry, &full, &local));
       HloInstruction* constrained = Marker(c, "Sharding", operand->shape(), operand, full, *entry);
-      locals.push_back(Marker(c, "SPMDFullToShardShape", ValueShape(entry->shape(), i),
-                              constrained, local, *entry));
+      locals.push_back(Marker(c, "SPMDFullToShardShape", ValueShape(entry->shape(), i), constrained,
+                              local, *entry));
     }
     ReplaceValues(entry, locals);
     inlined_.insert(call->to_apply());
@@ -389,8 +386,8 @@ class ShardyImporter {
       XLITE_RETURN_IF_ERROR(SidesOf(out[j], outer, region, ValueShape(exit->shape(), j),
                                     operand->shape(), *exit, &full, &local));
       HloInstruction* constrained = Marker(c, "Sharding", operand->shape(), operand, local, *exit);
-      globals.push_back(Marker(c, "SPMDShardToFullShape", ValueShape(exit->shape(), j),
-                               constrained, full, *exit));
+      globals.push_back(Marker(c, "SPMDShardToFullShape", ValueShape(exit->shape(), j), constrained,
+                               full, *exit));
     }
     ReplaceValues(exit, globals);
     return absl::OkStatus();

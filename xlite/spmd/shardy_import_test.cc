@@ -59,7 +59,8 @@ TEST(ShardySyntaxTest, MeshesAndShardings) {
   EXPECT_EQ(meshes->at("single").maximal_device, 3);
 
   auto s = ParseSdyShardings(
-      "#sdy.sharding_per_value<[<@mesh, [{\"x\", ?}, {\"y\":(2)2}p1, {?}], replicated={\"y\":(1)2}>, "
+      "#sdy.sharding_per_value<[<@mesh, [{\"x\", ?}, {\"y\":(2)2}p1, {?}], "
+      "replicated={\"y\":(1)2}>, "
       "<@other, []>]>",
       *meshes);
   ASSERT_TRUE(s.ok()) << s.status();
@@ -144,7 +145,8 @@ std::string ShardMap(std::string local, std::string out, std::string in, std::st
                      std::string out_spec) {
   std::string text = kShardMap;
   auto replace = [&](const std::string& key, const std::string& value) {
-    for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
+    for (size_t at; (at = text.find(key)) != std::string::npos;)
+      text.replace(at, key.size(), value);
   };
   replace("OUTSPEC", out_spec);
   replace("LOCAL", local);

@@ -11,10 +11,10 @@
 #include "absl/strings/str_format.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/base/file_io.h"
 #include "xlite/base/strings.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/ir/computation.h"
-#include "xlite/base/file_io.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"
@@ -118,8 +118,7 @@ int RunCost(const CostOptionsCli& options) {
       }
     }
     if (!options.save_compiled.empty() && i == 0) {
-      absl::Status saved =
-          WriteBinaryFile(options.save_compiled, PrintModule(*modules[i].module));
+      absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(*modules[i].module));
       if (!saved.ok()) {
         PrintError(absl::StrCat("error: ", saved.message()));
         return kExitInvalidInput;

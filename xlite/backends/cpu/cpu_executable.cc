@@ -95,7 +95,8 @@ void AppendLeaves(const BufferTree& tree, std::vector<BufferRef>& refs) {
 // it only from its own step on.
 class ConstantThunk : public Thunk {
  public:
-  ConstantThunk(const HloInstruction& inst, BufferTree tree) : Thunk(inst), tree_(std::move(tree)) {}
+  ConstantThunk(const HloInstruction& inst, BufferTree tree)
+      : Thunk(inst), tree_(std::move(tree)) {}
   std::string_view kind() const override { return "constant"; }
   absl::Status Run(ThunkContext& ctx) override {
     WriteLiteral(instruction().literal(), tree_, ctx.slots);
@@ -166,7 +167,8 @@ class CpuExecutable : public runtime::Executable {
         case HloOpcode::kParameter: {
           const BufferTree& tree = trees[inst];
           const int32_t own = static_cast<int32_t>(1 + inst->parameter_number());
-          if (inst->shape().IsArray() && tree.slot == own) in_place_.push_back(inst->parameter_number());
+          if (inst->shape().IsArray() && tree.slot == own)
+            in_place_.push_back(inst->parameter_number());
           parameters_.emplace_back(inst->parameter_number(), tree);
           continue;
         }
@@ -370,8 +372,8 @@ class CpuExecutable : public runtime::Executable {
  private:
   // Result slots for the buffers at the root's array leaves that the plan
   // keeps outside the arena (and that are not the caller's arguments).
-  void AssignResultSlots(const Shape& shape, const HloInstruction& root,
-                         std::vector<int64_t>& path, const CpuMemoryPlan& plan, int32_t first,
+  void AssignResultSlots(const Shape& shape, const HloInstruction& root, std::vector<int64_t>& path,
+                         const CpuMemoryPlan& plan, int32_t first,
                          absl::flat_hash_map<int32_t, int32_t>& slot_of_buffer) {
     if (shape.IsTuple()) {
       for (int64_t i = 0; i < static_cast<int64_t>(shape.tuple_shapes().size()); ++i) {
@@ -443,8 +445,8 @@ class CpuExecutable : public runtime::Executable {
   std::unique_ptr<Arena> arena_;
   std::unique_ptr<Arena> scratch_;  // ThunkContext::scratch
   std::vector<std::pair<int64_t, BufferTree>> parameters_;
-  std::vector<int64_t> in_place_;  // array parameters, read from the arguments
-  std::vector<uint8_t*> slots_;    // this call's bases (see BufferTree)
+  std::vector<int64_t> in_place_;                   // array parameters, read from the arguments
+  std::vector<uint8_t*> slots_;                     // this call's bases (see BufferTree)
   std::vector<std::vector<int64_t>> result_paths_;  // per result slot, its tuple index
   int32_t first_result_slot_ = 0;
   std::vector<std::pair<const HloInstruction*, BufferTree>> constants_;
