@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "xlite/ir/literal.h"
-#include "xlite/ir/shape.h"
 #include "xlite/ir/named_sharding.h"
+#include "xlite/ir/shape.h"
 #include "xlite/ir/sharding.h"
 
 namespace xlite {

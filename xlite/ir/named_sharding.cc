@@ -98,14 +98,14 @@ absl::Status ValidateMesh(const Mesh& mesh) {
 
 absl::Status ValidateRef(const Mesh& mesh, const MeshAxisRef& ref) {
   if (ref.axis < 0 || ref.axis >= static_cast<int64_t>(mesh.axes.size())) {
-    return absl::InvalidArgumentError(
-        Cat("mesh axis index ", ref.axis, " is out of range (the mesh has ", mesh.axes.size(),
-            " axes)"));
+    return absl::InvalidArgumentError(Cat("mesh axis index ", ref.axis,
+                                          " is out of range (the mesh has ", mesh.axes.size(),
+                                          " axes)"));
   }
   if (!ref.is_sub_axis()) return absl::OkStatus();
   const int64_t size = mesh.axes[ref.axis].size;
-  if (ref.pre_size < 1 || ref.size < 2 || ref.size >= size ||
-      ref.pre_size > size / ref.size || size % (ref.pre_size * ref.size) != 0) {
+  if (ref.pre_size < 1 || ref.size < 2 || ref.size >= size || ref.pre_size > size / ref.size ||
+      size % (ref.pre_size * ref.size) != 0) {
     return absl::InvalidArgumentError(Cat("sub-axis ", AxisText(mesh, ref), " does not fit axis '",
                                           mesh.axes[ref.axis].name, "' of size ", size));
   }
@@ -164,9 +164,9 @@ absl::Status ValidateRefs(const Mesh& mesh, const LabelledRefs& refs) {
       if (a.axis != b.axis) continue;
       const AxisPart pa = PartOf(mesh, a), pb = PartOf(mesh, b);
       if (pa.low < pb.high && pb.low < pa.high) {
-        return absl::InvalidArgumentError(Cat("mesh axis ", AxisText(mesh, a), " (",
-                                              refs[i].second, ") overlaps ", AxisText(mesh, b),
-                                              " (", refs[j].second, ")"));
+        return absl::InvalidArgumentError(Cat("mesh axis ", AxisText(mesh, a), " (", refs[i].second,
+                                              ") overlaps ", AxisText(mesh, b), " (",
+                                              refs[j].second, ")"));
       }
     }
   }
@@ -299,8 +299,8 @@ absl::StatusOr<HloSharding> ToTiledSharding(const NamedSharding& s) {
     types.push_back(OpShardingType::kReplicated);
   }
 
-  TileAssignment tiles = CanonicalTileAssignment(
-      tile_dims, TransposeDevices(MeshDevices(s.mesh), parts.sizes, perm));
+  TileAssignment tiles =
+      CanonicalTileAssignment(tile_dims, TransposeDevices(MeshDevices(s.mesh), parts.sizes, perm));
   if (types.size() == 1 && types[0] == OpShardingType::kReplicated) {
     return HloSharding::Tiled(std::move(tiles), /*last_tile_dim_replicate=*/true);
   }

@@ -125,8 +125,8 @@ void PrintCommandError(std::string_view command, std::string_view context,
   if (absl::StrContains(first_line, ": error: ")) {
     PrintError(absl::StrCat(std::string(context), message));
   } else {
-    PrintError(absl::StrCat("xlite ", std::string(command), ": error: ", std::string(context),
-                            message));
+    PrintError(
+        absl::StrCat("xlite ", std::string(command), ": error: ", std::string(context), message));
   }
 }
 
@@ -142,9 +142,9 @@ std::optional<DeviceSpec> LoadDeviceOrReport(const std::string& name, int* exit_
 std::string ViolationMessage(std::string_view file, std::string_view module_location,
                              const SourcePositions& positions, const Violation& violation) {
   std::optional<SourcePosition> position = positions.Find(violation.instruction);
-  std::string where = position.has_value()
-                          ? absl::StrCat(std::string(file), ":", position->line, ":", position->column)
-                          : std::string(module_location);
+  std::string where = position.has_value() ? absl::StrCat(std::string(file), ":", position->line,
+                                                          ":", position->column)
+                                           : std::string(module_location);
   return absl::StrCat(where, ": error: ", violation.text);
 }
 

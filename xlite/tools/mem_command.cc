@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xlite/base/byte_text.h"
+#include "xlite/base/file_io.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
-#include "xlite/base/file_io.h"
 #include "xlite/sched/memory_report.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
@@ -111,8 +111,9 @@ int RunMem(const MemOptionsCli& options) {
     HloModule& module = *modules[i].module;
     const bool per_device = FiguresArePerDevice(module);
     absl::StatusOr<MemoryReport> report =
-        options.backend.empty() ? AnalyzeMemoryAsWritten(module, *scheduler, module_order, options.top)
-                                : AnalyzeForBackend(module, options);
+        options.backend.empty()
+            ? AnalyzeMemoryAsWritten(module, *scheduler, module_order, options.top)
+            : AnalyzeForBackend(module, options);
     if (report.ok() && !options.save_compiled.empty() && i == 0) {
       absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
       if (!saved.ok()) report = saved;
@@ -129,7 +130,8 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      all.push_back(MemoryReportJson(*report, device ? &*device : nullptr, per_device, options.backend));
+      all.push_back(
+          MemoryReportJson(*report, device ? &*device : nullptr, per_device, options.backend));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, device ? &*device : nullptr, per_device);

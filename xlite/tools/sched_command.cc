@@ -14,9 +14,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "xlite/base/byte_text.h"
+#include "xlite/base/file_io.h"
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
-#include "xlite/base/file_io.h"
 #include "xlite/sched/schedule_module.h"
 #include "xlite/sched/trace.h"
 #include "xlite/text/printer.h"
@@ -66,7 +66,8 @@ std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_
   row("communication", s.communication_seconds, r.sync.communication_seconds);
   row("exposed communication", s.exposed_communication_seconds,
       r.sync.exposed_communication_seconds);
-  absl::StrAppendFormat(&out, "%-34s %13.1f%% %13.1f%%\n", "overlap", OverlapPercent(s), OverlapPercent(r.sync));
+  absl::StrAppendFormat(&out, "%-34s %13.1f%% %13.1f%%\n", "overlap", OverlapPercent(s),
+                        OverlapPercent(r.sync));
   absl::StrAppendFormat(
       &out, "lower bound: %s (critical path %s); scheduled is %.2f%% above it\n",
       Seconds(s.lower_bound_seconds), Seconds(s.critical_path_seconds),
@@ -139,8 +140,8 @@ int RunSched(const SchedOptionsCli& options) {
     }
     const bool per_device = FiguresArePerDevice(module);
     if (!options.trace.empty() && i == 0) {
-      absl::Status written = WriteBinaryFile(
-          options.trace, TraceJson(report->scheduled, module.name()) + "\n");
+      absl::Status written =
+          WriteBinaryFile(options.trace, TraceJson(report->scheduled, module.name()) + "\n");
       if (!written.ok()) {
         PrintError(absl::StrCat("error: ", written.message()));
         return kExitInvalidInput;
