@@ -7,6 +7,23 @@
 
 namespace xlite {
 
+namespace {
+
+// An inlined instruction with no source of its own came from the call's
+// line (JAX puts the stack frame of a nested jit on the call only).
+void InheritSource(const HloInstruction& call, HloInstruction* copy) {
+  const OpMetadata& from = call.metadata();
+  if (from.stack_frame_id == 0 && from.source_file.empty()) return;
+  const OpMetadata& own = copy->metadata();
+  if (own.stack_frame_id != 0 || !own.source_file.empty()) return;
+  OpMetadata* to = copy->mutable_metadata();
+  to->stack_frame_id = from.stack_frame_id;
+  to->source_file = from.source_file;
+  to->source_line = from.source_line;
+}
+
+}  // namespace
+
 void InlineCall(HloInstruction* call, InstructionMaker& make) {
   HloComputation& caller = *call->parent();
   const HloComputation& callee = *call->to_apply();
@@ -20,6 +37,7 @@ void InlineCall(HloInstruction* call, InstructionMaker& make) {
     std::vector<HloInstruction*> operands;
     for (const HloInstruction* operand : inst->operands()) operands.push_back(copy_of.at(operand));
     HloInstruction* copy = make.Clone(caller, *inst, operands);
+    InheritSource(*call, copy);
     for (const HloInstruction* pred : inst->control_predecessors()) {
       copy_of.at(pred)->AddControlDependencyTo(copy);
     }

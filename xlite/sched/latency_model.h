@@ -24,6 +24,8 @@ class LatencyModel {
   // dones, whose work is the communication; while loops and calls include
   // their callees). Fails on instructions the cost analysis refuses.
   absl::StatusOr<double> ComputeSeconds(const HloInstruction& inst);
+  // The cost analysis' figures behind ComputeSeconds (zero where it is 0).
+  absl::StatusOr<Cost> ComputeCost(const HloInstruction& inst);
   // The communication of a collective or of an async collective start
   // (CollectiveTime).
   CollectiveEstimate Collective(const HloInstruction& inst);

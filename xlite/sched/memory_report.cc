@@ -9,6 +9,7 @@
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
+#include "xlite/ir/op_source.h"
 #include "xlite/sched/buffer_assignment.h"
 
 namespace xlite {
@@ -108,6 +109,7 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(
   }
   report.live_buffers_at_peak = static_cast<int64_t>(live.size());
   if (top > 0 && static_cast<int64_t>(live.size()) > top) live.resize(static_cast<size_t>(top));
+  const SourceLines sources(module);
   for (int32_t id : live) {
     const HloBuffer& buffer = aliases->buffer(id);
     const HloValue& value = aliases->RepresentativeValue(id);
@@ -118,6 +120,7 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(
     row.instruction = value.instruction->name();
     row.computation = value.instruction->parent()->name();
     row.op_name = value.instruction->metadata().op_name;
+    row.source = sources.Of(*value.instruction);
     row.kind = buffer.kind;
     row.range = liveness->BufferRange(id);
     row.offset = assignment.offsets[id];

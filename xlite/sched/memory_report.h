@@ -24,6 +24,7 @@ struct ReportedBuffer {
   std::string instruction;  // the producer of its largest value
   std::string computation;
   std::string op_name;
+  std::string source;  // "file:line" of its stack frame (ir/op_source.h), or ""
   BufferKind kind = BufferKind::kTemporary;
   LiveRange range;
   int64_t offset = -1;  // in the arena (-1: parameters and constants)
@@ -38,7 +39,7 @@ struct MemoryReport {
   int64_t steps = 0;
   std::string peak_instruction, peak_computation;
   int64_t parameter_bytes = 0, constant_bytes = 0, output_bytes = 0;
-  int64_t arena_bytes = 0;  // temporaries and outputs (buffer assignment)
+  int64_t arena_bytes = 0;     // temporaries and outputs (buffer assignment)
   int64_t shared_buffers = 0;  // buffers written over an operand's buffer
   int64_t fragmentation_bytes = 0;
   int64_t buffer_count = 0;

@@ -6,6 +6,7 @@
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
+#include "xlite/ir/op_source.h"
 
 namespace xlite {
 namespace {
@@ -14,8 +15,13 @@ constexpr std::string_view kComputeStream = kComputeStreamName;
 
 class Simulator {
  public:
-  Simulator(const HloSchedule& schedule, LatencyModel& model, bool synchronous, StepEstimate& out)
-      : schedule_(schedule), model_(model), synchronous_(synchronous), out_(out) {}
+  Simulator(const SourceLines& sources, const HloSchedule& schedule, LatencyModel& model,
+            bool synchronous, StepEstimate& out)
+      : sources_(sources),
+        schedule_(schedule),
+        model_(model),
+        synchronous_(synchronous),
+        out_(out) {}
 
   // Runs `c` once from `begin`; returns its end and its critical path.
   // Statistics count `executions` runs; slices are recorded when `record`.
@@ -97,7 +103,7 @@ class Simulator {
           if (record && trips > 1) {
             out_.slices.push_back(
                 {absl::StrCat(AsAbsl(inst->name()), " iterations 2..", static_cast<int64_t>(trips)),
-                 inst->metadata().op_name, std::string(kComputeStream), body.first, end});
+                 inst->metadata().op_name, std::string(kComputeStream), body.first, end, "", ""});
           }
         }
         compute_free = end;
@@ -118,7 +124,12 @@ class Simulator {
         compute_free = t0 + seconds;
         ready[inst] = t0 + seconds;
         path[inst] = p0 + seconds;
-        if (record && seconds > 0) Slice(*inst, kComputeStream, t0, t0 + seconds);
+        if (record && seconds > 0) {
+          XLITE_ASSIGN_OR_RETURN(Cost cost, model_.ComputeCost(*inst));
+          TimelineSlice& slice = Slice(*inst, kComputeStream, t0, t0 + seconds);
+          slice.flops = cost.flops;
+          slice.bytes_accessed = cost.bytes_accessed;
+        }
       }
       longest = std::max(longest, path[inst]);
     }
@@ -150,7 +161,7 @@ class Simulator {
     double longest_seconds = -1;
     for (const HloComputation* branch : callees) {
       StepEstimate scratch;
-      Simulator trial(schedule_, model_, synchronous_, scratch);
+      Simulator trial(sources_, schedule_, model_, synchronous_, scratch);
       XLITE_ASSIGN_OR_RETURN(auto ran, trial.Run(*branch, begin, 1, /*record=*/false));
       if (ran.first - begin > longest_seconds) {
         longest_seconds = ran.first - begin;
@@ -184,6 +195,8 @@ class Simulator {
                                                                : CollectiveKindName(kind));
     timing.op_name =
         op.metadata().op_name.empty() ? inst.metadata().op_name : op.metadata().op_name;
+    timing.source = sources_.Of(op);
+    if (timing.source.empty()) timing.source = sources_.Of(inst);
     timing.computation = inst.parent()->name();
     timing.algorithm = comm.algorithm;
     timing.executions = executions;
@@ -194,10 +207,14 @@ class Simulator {
     out_.stream_seconds[static_cast<int>(kind)] += comm.seconds * executions;
   }
 
-  void Slice(const HloInstruction& inst, std::string_view stream, double begin, double end) {
-    out_.slices.push_back({inst.name(), inst.metadata().op_name, std::string(stream), begin, end});
+  TimelineSlice& Slice(const HloInstruction& inst, std::string_view stream, double begin,
+                       double end) {
+    out_.slices.push_back({inst.name(), inst.metadata().op_name, std::string(stream), begin, end,
+                           inst.shape().ToString(/*print_layout=*/false), sources_.Of(inst)});
+    return out_.slices.back();
   }
 
+  const SourceLines& sources_;
   const HloSchedule& schedule_;
   LatencyModel& model_;
   const bool synchronous_;
@@ -212,7 +229,8 @@ absl::StatusOr<StepEstimate> EstimateStep(const HloModule& module, const HloSche
                                           LatencyModel& model, bool synchronous) {
   StepEstimate estimate;
   if (module.entry_computation() == nullptr) return InvalidArgument("module has no entry");
-  Simulator simulator(schedule, model, synchronous, estimate);
+  const SourceLines sources(module);
+  Simulator simulator(sources, schedule, model, synchronous, estimate);
   XLITE_ASSIGN_OR_RETURN(auto result, simulator.Run(*module.entry_computation(), 0, 1, true));
   estimate.step_seconds = result.first;
   estimate.critical_path_seconds = result.second;

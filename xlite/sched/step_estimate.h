@@ -28,10 +28,14 @@ struct TimelineSlice {
   std::string op_name;
   std::string stream;
   double begin = 0, end = 0;
+  std::string shape;                     // of the instruction's result
+  std::string source;                    // "file:line" of its stack frame, or ""
+  double flops = 0, bytes_accessed = 0;  // compute slices: one execution's
 };
 
 struct CollectiveTiming {
   std::string name, opcode, op_name, computation;
+  std::string source;  // "file:line" of its stack frame (ir/op_source.h), or ""
   std::string_view algorithm;
   double executions = 1;
   double seconds = 0;          // all executions together

@@ -28,7 +28,14 @@ std::string TraceJson(const StepEstimate& estimate, const std::string& module_na
                                     {"tid", tid},
                                     {"ts", slice.begin * 1e6},
                                     {"dur", (slice.end - slice.begin) * 1e6}};
-    if (!slice.op_name.empty()) event["args"] = {{"op_name", slice.op_name}};
+    nlohmann::ordered_json args = {{"shape", slice.shape}};
+    if (!slice.op_name.empty()) args["op_name"] = slice.op_name;
+    if (!slice.source.empty()) args["source"] = slice.source;
+    if (slice.flops > 0 || slice.bytes_accessed > 0) {
+      args["flops"] = slice.flops;
+      args["bytes_accessed"] = slice.bytes_accessed;
+    }
+    event["args"] = std::move(args);
     events.push_back(std::move(event));
   }
   nlohmann::ordered_json trace = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};

@@ -32,6 +32,7 @@ struct CostOptionsCli {
   int64_t top = 20;
   bool json = false;
   bool xla_compat = false;
+  GroupBy group_by = GroupBy::kNone;
   bool spmd = false;  // partition first: the per-device program's cost
   std::string save_compiled;
 };
@@ -45,7 +46,7 @@ std::string FormatSeconds(double s) {
 }
 
 std::string ReportText(const CostReport& report, const DeviceSpec& device, bool per_device,
-                       int64_t top) {
+                       int64_t top, GroupBy group_by) {
   const Cost& total = report.cost.total;
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\n", report.module);
@@ -75,7 +76,7 @@ std::string ReportText(const CostReport& report, const DeviceSpec& device, bool 
   absl::StrAppendFormat(&out, "top %d of %d instructions by estimated time:\n", rows,
                         report.rows.size());
   absl::StrAppendFormat(&out, "  %10s %6s %-12s %12s %12s %8s  %s\n", "time", "share", "bound",
-                        "flops", "bytes", "runs", "instruction [op_name]");
+                        "flops", "bytes", "runs", "instruction [op_name] at source");
   for (size_t i = 0; i < rows; ++i) {
     const Row& row = report.rows[i];
     const HloInstruction& inst = *row.entry->instruction;
@@ -84,10 +85,16 @@ std::string ReportText(const CostReport& report, const DeviceSpec& device, bool 
     if (!inst.metadata().op_name.empty()) {
       absl::StrAppend(&label, " [", inst.metadata().op_name, "]");
     }
+    if (!row.source.empty()) absl::StrAppend(&label, " at ", row.source);
     absl::StrAppendFormat(&out, "  %10s %5.1f%% %-12s %12.6g %12.6g %8.6g  %s\n",
                           FormatSeconds(row.time.seconds), share, BoundName(row.time.bound),
                           row.entry->cost.flops, row.entry->cost.bytes_accessed,
                           row.entry->executions, label);
+  }
+  if (group_by != GroupBy::kNone) {
+    out += GroupTableText(GroupCostRows(report, group_by), [](size_t figure, double value) {
+      return figure == 0 ? FormatSeconds(value) : absl::StrFormat("%.6g", value);
+    });
   }
   return out;
 }
@@ -132,10 +139,14 @@ int RunCost(const CostOptionsCli& options) {
     const bool per_device = FiguresArePerDevice(*modules[i].module);
     CostReport report = MakeCostReport(*modules[i].module, std::move(*cost), *device);
     if (options.json) {
-      all.push_back(CostReportJson(report, *device, per_device, options.top));
+      nlohmann::ordered_json json = CostReportJson(report, *device, per_device, options.top);
+      if (options.group_by != GroupBy::kNone) {
+        AddGroupsJson(GroupCostRows(report, options.group_by), &json);
+      }
+      all.push_back(std::move(json));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(report, *device, per_device, options.top);
+      text += ReportText(report, *device, per_device, options.top, options.group_by);
     }
   }
   PrintReports(options.input, options.json, all, text);
@@ -170,6 +181,7 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command->add_flag("--json", options->json, "Print JSON instead of text");
+  AddGroupByOption(*command, "every instruction's time, flops and bytes", &options->group_by);
   command->add_flag("--spmd", options->spmd,
                     "Partition first (the compile pipeline's partition stage, as `xlite run "
                     "--spmd`) and cost the per-device program");

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct MemOptionsCli {
   std::string device;   // optional: check the peak against its memory
   std::string backend;  // empty: XLA's buffer assignment on the module as given
   std::string save_compiled;
+  GroupBy group_by = GroupBy::kNone;
 };
 
 std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per_device) {
@@ -62,10 +64,11 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
   absl::StrAppendFormat(&out, "top %d of the %d buffers live at the peak (%d buffers in all):\n",
                         r.top_buffers.size(), r.live_buffers_at_peak, r.buffer_count);
   absl::StrAppendFormat(&out, "  %14s %-10s %-24s %s\n", "bytes", "kind", "shape",
-                        "instruction (computation) [op_name]");
+                        "instruction (computation) [op_name] at source");
   for (const ReportedBuffer& b : r.top_buffers) {
     std::string label = absl::StrFormat("%s (%s)", b.instruction, b.computation);
     if (!b.op_name.empty()) absl::StrAppend(&label, " [", b.op_name, "]");
+    if (!b.source.empty()) absl::StrAppend(&label, " at ", b.source);
     absl::StrAppendFormat(&out, "  %14d %-10s %-24s %s\n", b.bytes, BufferKindName(b.kind), b.shape,
                           label);
   }
@@ -74,11 +77,12 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
 
 // The memory plan of the program the backend runs, from the compile
 // pipeline that builds its executable.
-absl::StatusOr<MemoryReport> AnalyzeForBackend(HloModule& module, const MemOptionsCli& options) {
+absl::StatusOr<MemoryReport> AnalyzeForBackend(HloModule& module, const std::string& backend,
+                                               int64_t top) {
   compiler::CompileOptions compile;
-  compile.backend = options.backend;
+  compile.backend = backend;
   compile.analyze_memory = true;
-  compile.memory_top = options.top;
+  compile.memory_top = top;
   absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
   if (!compiled.ok()) return compiled.status();
   return std::move(compiled->memory).value();
@@ -110,10 +114,12 @@ int RunMem(const MemOptionsCli& options) {
   for (size_t i = 0; i < modules.size(); ++i) {
     HloModule& module = *modules[i].module;
     const bool per_device = FiguresArePerDevice(module);
+    // Grouping sums every buffer live at the peak; the list shows the top.
+    const int64_t analyzed_top = options.group_by != GroupBy::kNone ? 0 : options.top;
     absl::StatusOr<MemoryReport> report =
         options.backend.empty()
-            ? AnalyzeMemoryAsWritten(module, *scheduler, module_order, options.top)
-            : AnalyzeForBackend(module, options);
+            ? AnalyzeMemoryAsWritten(module, *scheduler, module_order, analyzed_top)
+            : AnalyzeForBackend(module, options.backend, analyzed_top);
     if (report.ok() && !options.save_compiled.empty() && i == 0) {
       absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
       if (!saved.ok()) report = saved;
@@ -121,6 +127,13 @@ int RunMem(const MemOptionsCli& options) {
     if (!report.ok()) {
       PrintError(absl::StrCat(modules[i].location, ": error: ", report.status().message()));
       return kExitInvalidInput;
+    }
+    std::optional<GroupedRows> groups;
+    if (options.group_by != GroupBy::kNone) {
+      groups = GroupBuffers(*report, options.group_by);
+      if (options.top > 0 && static_cast<int64_t>(report->top_buffers.size()) > options.top) {
+        report->top_buffers.resize(static_cast<size_t>(options.top));
+      }
     }
     if (!options.svg.empty() && i == 0) {
       absl::Status written = WriteBinaryFile(options.svg, MemoryProfileSvg(*report));
@@ -130,11 +143,18 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      all.push_back(
-          MemoryReportJson(*report, device ? &*device : nullptr, per_device, options.backend));
+      nlohmann::ordered_json json =
+          MemoryReportJson(*report, device ? &*device : nullptr, per_device, options.backend);
+      if (groups.has_value()) AddGroupsJson(*groups, &json);
+      all.push_back(std::move(json));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, device ? &*device : nullptr, per_device);
+      if (groups.has_value()) {
+        text += GroupTableText(*groups, [](size_t, double bytes) {
+          return BytesText(static_cast<int64_t>(bytes), /*with_exact=*/false);
+        });
+      }
     }
   }
   PrintReports(options.input, options.json, all, text);
@@ -166,6 +186,7 @@ void AddMemCommand(CLI::App& app, int* exit_code) {
                       "Check the peak against this device's memory (h100, h200, tpu-v5e, "
                       "tpu-v5p, host, or a path to a JSON spec)");
   command->add_flag("--json", options->json, "Print JSON instead of text");
+  AddGroupByOption(*command, "the bytes of the buffers live at the peak", &options->group_by);
   command->add_option("--backend", options->backend,
                       "Report the program a backend runs (cpu: after its loop fusion, in its "
                       "thunk order, with its 64-byte aligned arena: arena_bytes is what its "

@@ -3,12 +3,35 @@
 #include <algorithm>
 #include <array>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xlite/ir/computation.h"
 #include "xlite/ir/opcode.h"
+#include "xlite/text/printer.h"
 
 namespace xlite::tools {
 namespace {
 
-ShapeBytes DescribeShape(const Shape& shape) { return {shape.ToString(), shape.ByteSizeOf()}; }
+ShapeBytes DescribeShape(const Shape& shape) {
+  ShapeBytes described;
+  described.shape = shape.ToString();
+  described.bytes = shape.ByteSizeOf();
+  return described;
+}
+
+std::string IndexText(const ShapeIndex& index) {
+  return absl::StrCat("{", absl::StrJoin(index, ","), "}");
+}
+
+// The sharding of output `i` of `outputs` (the root's tuple elements, or the
+// root), "" where there is none or nested tuples make the leaves differ.
+std::string OutputSharding(const HloInstruction& root, size_t i, size_t outputs) {
+  if (!root.has_sharding()) return "";
+  const HloSharding& sharding = root.sharding();
+  if (!sharding.IsTuple()) return PrintSharding(sharding);
+  const std::vector<HloSharding>& leaves = sharding.tuple_elements();
+  return leaves.size() == outputs ? PrintSharding(leaves[i]) : "";
+}
 
 int64_t SumBytes(const std::vector<ShapeBytes>& shapes) {
   int64_t total = 0;
@@ -47,9 +70,16 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
   });
   std::sort(stats.collectives.begin(), stats.collectives.end());
 
-  if (module.entry_computation() != nullptr) {
-    for (const Shape& shape : module.EntryParameterShapes()) {
-      stats.parameters.push_back(DescribeShape(shape));
+  if (const HloComputation* entry = module.entry_computation(); entry != nullptr) {
+    const std::vector<Shape> shapes = module.EntryParameterShapes();
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      ShapeBytes parameter = DescribeShape(shapes[i]);
+      if (i < entry->parameter_instructions().size()) {
+        const HloInstruction& instruction = *entry->parameter_instructions()[i];
+        parameter.name = instruction.name();
+        if (instruction.has_sharding()) parameter.sharding = PrintSharding(instruction.sharding());
+      }
+      stats.parameters.push_back(std::move(parameter));
     }
     const Shape result = module.EntryResultShape();
     if (result.IsTuple()) {
@@ -59,6 +89,21 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
     } else {
       stats.outputs.push_back(DescribeShape(result));
     }
+    if (const HloInstruction* root = entry->root_instruction(); root != nullptr) {
+      for (size_t i = 0; i < stats.outputs.size(); ++i) {
+        stats.outputs[i].sharding = OutputSharding(*root, i, stats.outputs.size());
+      }
+    }
+  }
+  const ModuleConfig& config = module.config();
+  stats.replica_count = config.replica_count;
+  stats.num_partitions = config.num_partitions;
+  for (const InputOutputAlias& alias : config.input_output_alias) {
+    stats.aliases.push_back({IndexText(alias.output_index), alias.parameter,
+                             IndexText(alias.parameter_index), alias.must_alias});
+  }
+  for (const BufferDonor& donor : config.buffer_donors) {
+    stats.buffer_donors.push_back({"", donor.parameter, IndexText(donor.parameter_index), false});
   }
   stats.parameter_bytes = SumBytes(stats.parameters);
   stats.output_bytes = SumBytes(stats.outputs);

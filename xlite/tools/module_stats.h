@@ -1,5 +1,7 @@
-// Summary numbers of a module for `xlite stats`: opcode histogram, sizes of
-// the entry's parameters, outputs and constants, and collectives by opcode.
+// Summary numbers of a module for `xlite stats`: topology (replicas,
+// partitions), opcode histogram, the entry's parameters (names, shardings)
+// and outputs with their sizes, aliasing, constants, and collectives by
+// opcode.
 #ifndef XLITE_TOOLS_MODULE_STATS_H_
 #define XLITE_TOOLS_MODULE_STATS_H_
 
@@ -16,10 +18,22 @@ namespace xlite::tools {
 struct ShapeBytes {
   std::string shape;
   int64_t bytes = 0;
+  std::string name;      // parameters: the instruction's name
+  std::string sharding;  // as printed (`{devices=...}`), "" without one
+};
+
+// An input_output_alias entry or a buffer donor (no output) in the text's
+// notation: "{0}", "{}".
+struct AliasStats {
+  std::string output_index;  // "" for a buffer donor
+  int64_t parameter = 0;
+  std::string parameter_index;
+  bool must_alias = false;
 };
 
 struct ModuleStats {
   std::string name;
+  int64_t replica_count = 1, num_partitions = 1;
   int64_t computations = 0;
   int64_t instructions = 0;  // over every computation, fusion bodies included
   std::vector<ShapeBytes> parameters;
@@ -27,6 +41,8 @@ struct ModuleStats {
   // The entry result's tuple elements, or the result itself when not a tuple.
   std::vector<ShapeBytes> outputs;
   int64_t output_bytes = 0;
+  std::vector<AliasStats> aliases;
+  std::vector<AliasStats> buffer_donors;
   int64_t constants = 0;
   int64_t constant_bytes = 0;
   // Sorted by count (descending), then name.

@@ -40,6 +40,7 @@ struct SchedOptionsCli {
   bool spmd = false;
   bool json = false;
   int64_t top = 20;
+  GroupBy group_by = GroupBy::kNone;
 };
 
 using SchedReport = ScheduleModuleResult;
@@ -51,8 +52,8 @@ std::string Seconds(double s) {
   return absl::StrFormat("%.4g s", s);
 }
 
-std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_device,
-                       int64_t top) {
+std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_device, int64_t top,
+                       GroupBy group_by) {
   const StepEstimate& s = r.scheduled;
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\ndevice: %s\n", r.module, device.name);
@@ -98,13 +99,18 @@ std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_
   const size_t shown = top <= 0 ? rows.size() : std::min(rows.size(), static_cast<size_t>(top));
   absl::StrAppendFormat(&out, "collectives by exposed time (%d of %d):\n", shown, rows.size());
   absl::StrAppendFormat(&out, "  %12s %12s %6s %-20s %s\n", "exposed", "time", "runs", "opcode",
-                        "name [op_name]");
+                        "name [op_name] at source");
   for (size_t i = 0; i < shown; ++i) {
     const CollectiveTiming& c = *rows[i];
     std::string label = c.name;
     if (!c.op_name.empty()) absl::StrAppend(&label, " [", c.op_name, "]");
+    if (!c.source.empty()) absl::StrAppend(&label, " at ", c.source);
     absl::StrAppendFormat(&out, "  %12s %12s %6g %-20s %s\n", Seconds(c.exposed_seconds),
                           Seconds(c.seconds), c.executions, c.opcode, label);
+  }
+  if (group_by != GroupBy::kNone) {
+    out += GroupTableText(GroupCollectives(s, group_by),
+                          [](size_t, double seconds) { return Seconds(seconds); });
   }
   return out;
 }
@@ -150,10 +156,14 @@ int RunSched(const SchedOptionsCli& options) {
     if (i > 0) scheduled_text += "// -----\n";
     scheduled_text += PrintModule(module);
     if (options.json) {
-      all.push_back(ScheduleReportJson(*report, *device, per_device));
+      nlohmann::ordered_json json = ScheduleReportJson(*report, *device, per_device);
+      if (options.group_by != GroupBy::kNone) {
+        AddGroupsJson(GroupCollectives(report->scheduled, options.group_by), &json);
+      }
+      all.push_back(std::move(json));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(*report, *device, per_device, options.top);
+      text += ReportText(*report, *device, per_device, options.top, options.group_by);
     }
   }
   if (!options.output.empty()) {
@@ -208,6 +218,7 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   command->add_flag("--json", options->json, "Print JSON instead of text");
+  AddGroupByOption(*command, "the collectives' exposed and total time", &options->group_by);
   command->callback([options, exit_code] { *exit_code = RunSched(*options); });
 }
 

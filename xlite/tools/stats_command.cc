@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "xlite/base/byte_text.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/module_stats.h"
@@ -20,9 +21,25 @@ struct StatsOptions {
 
 void AppendShapeList(std::string_view title, const std::vector<ShapeBytes>& shapes, int64_t total,
                      std::string* out) {
-  absl::StrAppendFormat(out, "%s: %d (%d bytes)\n", title, shapes.size(), total);
+  absl::StrAppendFormat(out, "%s: %d (%s)\n", title, shapes.size(), BytesText(total));
   for (size_t i = 0; i < shapes.size(); ++i) {
-    absl::StrAppendFormat(out, "  %d: %s %d bytes\n", i, shapes[i].shape, shapes[i].bytes);
+    const ShapeBytes& s = shapes[i];
+    absl::StrAppendFormat(out, "  %d%s: %s %s%s\n", i, s.name.empty() ? "" : " " + s.name, s.shape,
+                          BytesText(s.bytes, /*with_exact=*/false),
+                          s.sharding.empty() ? "" : ", sharding=" + s.sharding);
+  }
+}
+
+void AppendAliases(const ModuleStats& stats, std::string* out) {
+  absl::StrAppendFormat(out, "aliasing: %d\n", stats.aliases.size());
+  for (const AliasStats& a : stats.aliases) {
+    absl::StrAppendFormat(out, "  output %s <- parameter %d %s (%s)\n", a.output_index, a.parameter,
+                          a.parameter_index, a.must_alias ? "must-alias" : "may-alias");
+  }
+  if (stats.buffer_donors.empty()) return;
+  absl::StrAppendFormat(out, "buffer donors: %d\n", stats.buffer_donors.size());
+  for (const AliasStats& d : stats.buffer_donors) {
+    absl::StrAppendFormat(out, "  parameter %d %s\n", d.parameter, d.parameter_index);
   }
 }
 
@@ -44,11 +61,16 @@ void AppendCounts(std::string_view title,
 std::string StatsText(const ModuleStats& stats) {
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\n", stats.name);
+  absl::StrAppendFormat(&out, "topology: %d replica%s x %d partition%s\n", stats.replica_count,
+                        stats.replica_count == 1 ? "" : "s", stats.num_partitions,
+                        stats.num_partitions == 1 ? "" : "s");
   absl::StrAppendFormat(&out, "computations: %d\n", stats.computations);
   absl::StrAppendFormat(&out, "instructions: %d\n", stats.instructions);
   AppendShapeList("entry parameters", stats.parameters, stats.parameter_bytes, &out);
   AppendShapeList("outputs", stats.outputs, stats.output_bytes, &out);
-  absl::StrAppendFormat(&out, "constants: %d (%d bytes)\n", stats.constants, stats.constant_bytes);
+  AppendAliases(stats, &out);
+  absl::StrAppendFormat(&out, "constants: %d (%s)\n", stats.constants,
+                        BytesText(stats.constant_bytes));
   AppendCounts("collectives", stats.collectives, &out);
   AppendCounts("opcodes", stats.opcodes, &out);
   return out;
@@ -57,7 +79,24 @@ std::string StatsText(const ModuleStats& stats) {
 nlohmann::ordered_json ShapesJson(const std::vector<ShapeBytes>& shapes) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const ShapeBytes& s : shapes) {
-    list.push_back({{"shape", s.shape}, {"bytes", s.bytes}});
+    nlohmann::ordered_json item = {{"shape", s.shape}, {"bytes", s.bytes}};
+    if (!s.name.empty()) item["name"] = s.name;
+    item["sharding"] =
+        s.sharding.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.sharding);
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+nlohmann::ordered_json AliasesJson(const std::vector<AliasStats>& aliases, bool donors) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const AliasStats& a : aliases) {
+    nlohmann::ordered_json item;
+    if (!donors) item["output_index"] = a.output_index;
+    item["parameter"] = a.parameter;
+    item["parameter_index"] = a.parameter_index;
+    if (!donors) item["must_alias"] = a.must_alias;
+    list.push_back(std::move(item));
   }
   return list;
 }
@@ -65,12 +104,16 @@ nlohmann::ordered_json ShapesJson(const std::vector<ShapeBytes>& shapes) {
 nlohmann::ordered_json StatsJson(const ModuleStats& stats) {
   nlohmann::ordered_json json;
   json["module"] = stats.name;
+  json["replica_count"] = stats.replica_count;
+  json["num_partitions"] = stats.num_partitions;
   json["computations"] = stats.computations;
   json["instructions"] = stats.instructions;
   json["entry_parameters"] = ShapesJson(stats.parameters);
   json["entry_parameter_bytes"] = stats.parameter_bytes;
   json["outputs"] = ShapesJson(stats.outputs);
   json["output_bytes"] = stats.output_bytes;
+  json["input_output_alias"] = AliasesJson(stats.aliases, /*donors=*/false);
+  json["buffer_donors"] = AliasesJson(stats.buffer_donors, /*donors=*/true);
   json["constants"] = stats.constants;
   json["constant_bytes"] = stats.constant_bytes;
   json["collectives"] = nlohmann::ordered_json::object();
@@ -112,9 +155,11 @@ void AddStatsCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<StatsOptions>();
   CLI::App* command =
       app.add_subcommand("stats",
-                         "Print summary numbers of each module: computations, instructions, "
-                         "entry parameter and output shapes with their bytes, constant bytes, "
-                         "collectives by opcode and the opcode histogram (by count, then name).");
+                         "Print summary numbers of each module: topology (replicas, partitions), "
+                         "computations, instructions, entry parameters (names, shapes, bytes, "
+                         "shardings) and outputs, aliasing (input_output_alias, buffer donors), "
+                         "constant bytes, collectives by opcode and the opcode histogram (by "
+                         "count, then name).");
   AddInputOptions(*command, &options->input);
   command->add_flag("--json", options->json, "Print JSON instead of text");
   command->callback([options, exit_code] { *exit_code = RunStats(*options); });

@@ -5,6 +5,7 @@
 #include "xlite/analysis/collective_model.h"
 #include "xlite/base/stable_sort.h"
 #include "xlite/ir/computation.h"
+#include "xlite/ir/op_source.h"
 
 namespace xlite::tools {
 
@@ -12,9 +13,10 @@ CostReport MakeCostReport(const HloModule& module, ModuleCost cost, const Device
   CostReport report;
   report.module = module.name();
   report.cost = std::move(cost);
+  const SourceLines sources(module);
   for (const InstructionCost& entry : report.cost.instructions) {
     RooflineTime time = InstructionRoofline(entry, device);
-    report.rows.push_back({&entry, time});
+    report.rows.push_back({&entry, time, sources.Of(*entry.instruction)});
     report.seconds += time.seconds;
     report.seconds_by_bound[static_cast<int>(time.bound)] += time.seconds;
   }
@@ -37,6 +39,16 @@ double Intensity(const Cost& cost) {
 
 size_t RowCount(const CostReport& report, int64_t top) {
   return top <= 0 ? report.rows.size() : std::min(report.rows.size(), static_cast<size_t>(top));
+}
+
+GroupedRows GroupCostRows(const CostReport& report, GroupBy by) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<double>> figures;
+  for (const Row& row : report.rows) {
+    keys.push_back(GroupKey(by, row.entry->instruction->metadata().op_name, row.source));
+    figures.push_back({row.time.seconds, row.entry->cost.flops, row.entry->cost.bytes_accessed});
+  }
+  return GroupRows(by, {"seconds", "flops", "bytes_accessed"}, "instructions", keys, figures);
 }
 
 nlohmann::ordered_json CostReportJson(const CostReport& report, const DeviceSpec& device,
@@ -67,6 +79,7 @@ nlohmann::ordered_json CostReportJson(const CostReport& report, const DeviceSpec
     item["name"] = inst.name();
     item["opcode"] = std::string(OpcodeName(inst.opcode()));
     item["op_name"] = inst.metadata().op_name;
+    item["source"] = row.source;
     item["computation"] = inst.parent() != nullptr ? inst.parent()->name() : "";
     item["executions"] = row.entry->executions;
     item["flops"] = row.entry->cost.flops;

@@ -13,6 +13,7 @@
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/ir/module.h"
+#include "xlite/tools/reports/row_groups.h"
 
 namespace xlite::tools {
 
@@ -20,6 +21,7 @@ namespace xlite::tools {
 struct Row {
   const InstructionCost* entry;
   RooflineTime time;
+  std::string source;  // "file:line" (ir/op_source.h SourceLines), or ""
 };
 
 struct CostReport {
@@ -39,6 +41,9 @@ double Intensity(const Cost& cost);
 
 // How many rows a report lists when asked for the `top` (0: all).
 size_t RowCount(const CostReport& report, int64_t top);
+
+// The report's instructions summed by `by`: seconds, flops, bytes_accessed.
+GroupedRows GroupCostRows(const CostReport& report, GroupBy by);
 
 // `per_device`: whether the figures are per device (FiguresArePerDevice).
 nlohmann::ordered_json CostReportJson(const CostReport& report, const DeviceSpec& device,

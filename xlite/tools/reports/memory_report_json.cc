@@ -12,6 +12,16 @@ absl::StatusOr<MemoryReport> AnalyzeMemoryAsWritten(HloModule& module, MemorySch
   return AnalyzeMemory(module, scheduler, module_order, top);
 }
 
+GroupedRows GroupBuffers(const MemoryReport& r, GroupBy by) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<double>> figures;
+  for (const ReportedBuffer& b : r.top_buffers) {
+    keys.push_back(GroupKey(by, b.op_name, b.source));
+    figures.push_back({static_cast<double>(b.bytes)});
+  }
+  return GroupRows(by, {"bytes"}, "buffers", keys, figures);
+}
+
 nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec* device,
                                         bool per_device, const std::string& backend) {
   nlohmann::ordered_json json;
@@ -53,6 +63,7 @@ nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec*
     item["instruction"] = b.instruction;
     item["computation"] = b.computation;
     item["op_name"] = b.op_name;
+    item["source"] = b.source;
     item["kind"] = std::string(BufferKindName(b.kind));
     item["live_from"] = b.range.start;
     item["live_to"] = b.range.end;

@@ -11,6 +11,7 @@
 #include "xlite/analysis/device_spec.h"
 #include "xlite/ir/module.h"
 #include "xlite/sched/memory_report.h"
+#include "xlite/tools/reports/row_groups.h"
 
 namespace xlite::tools {
 
@@ -19,6 +20,10 @@ namespace xlite::tools {
 // the order the module has instead of `scheduler`'s.
 absl::StatusOr<MemoryReport> AnalyzeMemoryAsWritten(HloModule& module, MemoryScheduler scheduler,
                                                     bool module_order, int64_t top);
+
+// The buffers in `r.top_buffers` summed by `by`: bytes (all the buffers live
+// at the peak where the report was made with top 0).
+GroupedRows GroupBuffers(const MemoryReport& r, GroupBy by);
 
 // `device` (may be null) adds whether the peak fits; `backend` (may be
 // empty) names the backend whose plan this is.

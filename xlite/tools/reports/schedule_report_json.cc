@@ -10,6 +10,16 @@ double OverlapPercent(const StepEstimate& e) {
   return std::max(0.0, 100 * (1 - e.exposed_communication_seconds / e.communication_seconds));
 }
 
+GroupedRows GroupCollectives(const StepEstimate& e, GroupBy by) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<double>> figures;
+  for (const CollectiveTiming& c : e.collectives) {
+    keys.push_back(GroupKey(by, c.op_name, c.source));
+    figures.push_back({c.exposed_seconds, c.seconds});
+  }
+  return GroupRows(by, {"exposed_seconds", "seconds"}, "collectives", keys, figures);
+}
+
 nlohmann::ordered_json ScheduleReportJson(const ScheduleModuleResult& r, const DeviceSpec& device,
                                           bool per_device) {
   const StepEstimate& s = r.scheduled;
@@ -46,6 +56,7 @@ nlohmann::ordered_json ScheduleReportJson(const ScheduleModuleResult& r, const D
                     {"seconds", c.seconds},
                     {"exposed_seconds", c.exposed_seconds},
                     {"op_name", c.op_name},
+                    {"source", c.source},
                     {"computation", c.computation},
                     {"executions", c.executions},
                     {"algorithm", std::string(c.algorithm)}});

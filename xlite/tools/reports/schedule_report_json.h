@@ -7,11 +7,15 @@
 
 #include "xlite/analysis/device_spec.h"
 #include "xlite/sched/schedule_module.h"
+#include "xlite/tools/reports/row_groups.h"
 
 namespace xlite::tools {
 
 // The share of the communication hidden behind compute, in percent.
 double OverlapPercent(const StepEstimate& e);
+
+// The collectives summed by `by`: exposed_seconds, seconds.
+GroupedRows GroupCollectives(const StepEstimate& e, GroupBy by);
 
 nlohmann::ordered_json ScheduleReportJson(const ScheduleModuleResult& r, const DeviceSpec& device,
                                           bool per_device);
