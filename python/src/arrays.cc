@@ -17,18 +17,7 @@ namespace nb = nanobind;
 
 namespace xlite::python {
 
-std::string DtypeName(PrimitiveType type) {
-  const std::string hlo(PrimitiveTypeName(type));
-  // NumpyTypeName falls back to the HLO name for the types numpy lacks.
-  std::string_view numpy = runtime::NumpyTypeName(type);
-  if (numpy != hlo) return std::string(numpy);
-  if (type == PrimitiveType::BF16) return "bfloat16";
-  if (hlo.rfind("f8", 0) == 0) return "float8_" + hlo.substr(2);
-  if (hlo.rfind("f4", 0) == 0) return "float4_" + hlo.substr(2);
-  if (type == PrimitiveType::S2 || type == PrimitiveType::S4) return "int" + hlo.substr(1);
-  if (type == PrimitiveType::U2 || type == PrimitiveType::U4) return "uint" + hlo.substr(1);
-  return "";
-}
+std::string DtypeName(PrimitiveType type) { return std::string(runtime::NumpyTypeName(type)); }
 
 namespace {
 
@@ -62,7 +51,7 @@ Literal ToParameterLiteral(const ArrayArgument& argument, const Shape& expected,
                                   runtime::DescribeArray(array)));
   }
   if (!bytes.empty()) std::memcpy(bytes.data(), argument.bytes.data(), bytes.size());
-  return ValueOrThrow(runtime::AdaptArray(array, expected, what));
+  return ValueOrThrow(runtime::AdaptArray(runtime::NpyArray{std::move(array)}, expected, what));
 }
 
 nb::list ResultLeaves(Literal result) {

@@ -21,8 +21,8 @@ using ByteArray =
     nanobind::ndarray<const uint8_t, nanobind::ndim<1>, nanobind::c_contig, nanobind::device::cpu>;
 
 // numpy's name of `type`, or ml_dtypes' for the types numpy lacks
-// (bf16 -> bfloat16, f8e4m3fn -> float8_e4m3fn, s4 -> int4); empty for the
-// few neither has (s1, u1).
+// (bf16 -> bfloat16, f8e4m3fn -> float8_e4m3fn, s4 -> int4), as
+// runtime::NumpyTypeName gives them.
 std::string DtypeName(PrimitiveType type);
 
 // One argument as Python passes it: (dtype name, shape, bytes).

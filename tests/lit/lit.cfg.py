@@ -29,6 +29,12 @@ probe = subprocess.run([xlite, "run", os.path.join(config.test_source_root, "run
                        capture_output=True, text=True)
 if "built without LAPACK" not in probe.stderr:
     config.available_features.add("lapack")
+# `REQUIRES: ml-dtypes` tests need a Python with numpy and ml_dtypes (JAX's
+# venv has them): `--param numpy_python=PATH`, else the one running lit.
+numpy_python = lit_config.params.get("numpy_python") or sys.executable
+if subprocess.run([numpy_python, "-c", "import numpy, ml_dtypes"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("ml-dtypes")
 llvm_bin_dir = lit_config.params.get("llvm_bin_dir", "/usr/lib/llvm-19/bin")
 if not os.access(os.path.join(llvm_bin_dir, "FileCheck"), os.X_OK):
     lit_config.fatal(f"no FileCheck in {llvm_bin_dir} (install llvm-19-tools)")
@@ -45,6 +51,7 @@ config.substitutions.append(("%xlite", xlite))
 config.substitutions.append(("%examples", os.path.join(source_root, "examples")))
 config.substitutions.append(
     ("%testdata", os.path.join(source_root, "xlite", "runtime", "testdata")))
+config.substitutions.append(("%numpy_python", numpy_python))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     ("%expect_exit", f"{sys.executable} {os.path.join(config.test_source_root, 'expect_exit.py')}"))

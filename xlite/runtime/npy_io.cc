@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xlite/base/file_io.h"
@@ -20,47 +21,85 @@ using PT = PrimitiveType;
 
 constexpr std::string_view kNpyMagic = "\x93NUMPY";
 
-// numpy's dtype code (without the byte-order mark) of a type numpy has.
-std::string_view DescrCode(PT t) {
-  switch (t) {
-    case PT::PRED:
-      return "b1";
-    case PT::S8:
-      return "i1";
-    case PT::S16:
-      return "i2";
-    case PT::S32:
-      return "i4";
-    case PT::S64:
-      return "i8";
-    case PT::U8:
-      return "u1";
-    case PT::U16:
-      return "u2";
-    case PT::U32:
-      return "u4";
-    case PT::U64:
-      return "u8";
-    case PT::F16:
-      return "f2";
-    case PT::F32:
-      return "f4";
-    case PT::F64:
-      return "f8";
-    case PT::C64:
-      return "c8";
-    case PT::C128:
-      return "c16";
-    default:
-      return "";
+// The numpy form of every array type: its dtype code (without the byte-order
+// mark) when numpy has the type, and its name, ml_dtypes' for the types
+// numpy lacks. np.dtype() knows ml_dtypes' names once ml_dtypes is imported.
+struct NumpyForm {
+  PT type;
+  std::string_view code;
+  std::string_view name;
+};
+constexpr NumpyForm kNumpyForms[] = {
+    {PT::PRED, "b1", "bool"},
+    {PT::S8, "i1", "int8"},
+    {PT::S16, "i2", "int16"},
+    {PT::S32, "i4", "int32"},
+    {PT::S64, "i8", "int64"},
+    {PT::U8, "u1", "uint8"},
+    {PT::U16, "u2", "uint16"},
+    {PT::U32, "u4", "uint32"},
+    {PT::U64, "u8", "uint64"},
+    {PT::F16, "f2", "float16"},
+    {PT::F32, "f4", "float32"},
+    {PT::F64, "f8", "float64"},
+    {PT::C64, "c8", "complex64"},
+    {PT::C128, "c16", "complex128"},
+    {PT::BF16, "", "bfloat16"},
+    {PT::F8E5M2, "", "float8_e5m2"},
+    {PT::F8E4M3, "", "float8_e4m3"},
+    {PT::F8E4M3FN, "", "float8_e4m3fn"},
+    {PT::F8E4M3B11FNUZ, "", "float8_e4m3b11fnuz"},
+    {PT::F8E3M4, "", "float8_e3m4"},
+    {PT::F8E5M2FNUZ, "", "float8_e5m2fnuz"},
+    {PT::F8E4M3FNUZ, "", "float8_e4m3fnuz"},
+    {PT::F8E8M0FNU, "", "float8_e8m0fnu"},
+    {PT::F4E2M1FN, "", "float4_e2m1fn"},
+    {PT::S1, "", "int1"},
+    {PT::S2, "", "int2"},
+    {PT::S4, "", "int4"},
+    {PT::U1, "", "uint1"},
+    {PT::U2, "", "uint2"},
+    {PT::U4, "", "uint4"},
+};
+
+const NumpyForm* FormOf(PT t) {
+  for (const NumpyForm& form : kNumpyForms) {
+    if (form.type == t) return &form;
   }
+  return nullptr;
 }
 
-std::optional<PT> TypeFromDescrCode(std::string_view code) {
-  if (code == "?") return PT::PRED;
-  for (PT t : {PT::PRED, PT::S8, PT::S16, PT::S32, PT::S64, PT::U8, PT::U16, PT::U32, PT::U64,
-               PT::F16, PT::F32, PT::F64, PT::C64, PT::C128}) {
-    if (DescrCode(t) == code) return t;
+std::string_view DescrCode(PT t) {
+  const NumpyForm* form = FormOf(t);
+  return form == nullptr ? "" : form->code;
+}
+
+bool HasNumpyType(PT t) { return !DescrCode(t).empty(); }
+
+// The type a descr without its byte-order mark names: a numpy code, '?' for
+// bool, an ml_dtypes name, or 'f1', the code ml_dtypes gives float8_e5m2.
+std::optional<PT> TypeFromDescr(std::string_view descr) {
+  if (descr == "?") return PT::PRED;
+  if (descr == "f1") return PT::F8E5M2;
+  for (const NumpyForm& form : kNumpyForms) {
+    if ((!form.code.empty() && descr == form.code) || descr == form.name) return form.type;
+  }
+  return std::nullopt;
+}
+
+// The element bytes of numpy's void descr 'V<n>' without its byte-order mark.
+std::optional<int64_t> VoidBytes(std::string_view descr) {
+  int64_t bytes = 0;
+  if (descr.size() < 2 || descr[0] != 'V' || !absl::SimpleAtoi(AsAbsl(descr.substr(1)), &bytes)) {
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+// The unsigned integer `bytes` wide, which holds untyped elements.
+std::optional<PT> UnsignedOfBytes(int64_t bytes) {
+  for (PT t : {PT::U8, PT::U16, PT::U32, PT::U64}) {
+    if (StorageBytes(t) == bytes) return t;
   }
   return std::nullopt;
 }
@@ -225,62 +264,34 @@ std::string FortranToRowMajor(std::string_view data, absl::Span<const int64_t> d
   return out;
 }
 
-bool HasNumpyType(PT t) { return !DescrCode(t).empty(); }
-
 }  // namespace
 
 PrimitiveType NpyStorageType(PrimitiveType type) {
   if (HasNumpyType(type)) return type;
-  switch (StorageBytes(type)) {
-    case 1:
-      return PT::U8;
-    case 2:
-      return PT::U16;
-    case 4:
-      return PT::U32;
-    default:
-      return PT::U64;
-  }
+  return UnsignedOfBytes(StorageBytes(type)).value_or(PT::U64);
 }
 
 std::string_view NumpyTypeName(PrimitiveType type) {
-  switch (type) {
-    case PT::PRED:
-      return "bool";
-    case PT::S8:
-      return "int8";
-    case PT::S16:
-      return "int16";
-    case PT::S32:
-      return "int32";
-    case PT::S64:
-      return "int64";
-    case PT::U8:
-      return "uint8";
-    case PT::U16:
-      return "uint16";
-    case PT::U32:
-      return "uint32";
-    case PT::U64:
-      return "uint64";
-    case PT::F16:
-      return "float16";
-    case PT::F32:
-      return "float32";
-    case PT::F64:
-      return "float64";
-    case PT::C64:
-      return "complex64";
-    case PT::C128:
-      return "complex128";
-    default:
-      return PrimitiveTypeName(type);
-  }
+  const NumpyForm* form = FormOf(type);
+  return form == nullptr ? PrimitiveTypeName(type) : form->name;
 }
 
+namespace {
+
+std::string DescribeDims(std::string_view dtype, const Shape& shape) {
+  return absl::StrCat(AsAbsl(dtype), "[", absl::StrJoin(shape.dimensions(), ","), "]");
+}
+
+}  // namespace
+
 std::string DescribeArray(const Literal& array) {
-  return absl::StrCat(AsAbsl(NumpyTypeName(array.shape().element_type())), "[",
-                      absl::StrJoin(array.shape().dimensions(), ","), "]");
+  return DescribeDims(NumpyTypeName(array.shape().element_type()), array.shape());
+}
+
+std::string DescribeArray(const NpyArray& array) {
+  if (!array.untyped) return DescribeArray(array.value);
+  const Shape& shape = array.value.shape();
+  return DescribeDims(absl::StrCat("void", BitWidth(shape.element_type())), shape);
 }
 
 namespace {
@@ -290,7 +301,7 @@ absl::Status Prefixed(std::string_view prefix, const absl::Status& status) {
 }
 
 // ParseNpy without the file name in its errors.
-absl::StatusOr<Literal> ParseNpyBytes(std::string_view bytes) {
+absl::StatusOr<NpyArray> ParseNpyBytes(std::string_view bytes) {
   auto fail = [](const absl::Status& status) { return status; };
   if (bytes.size() < 10 || bytes.substr(0, kNpyMagic.size()) != kNpyMagic) {
     return fail(InvalidArgument("not a .npy file (bad magic)"));
@@ -317,7 +328,13 @@ absl::StatusOr<Literal> ParseNpyBytes(std::string_view bytes) {
   std::string_view descr = header.descr;
   char order = descr.empty() ? '\0' : descr[0];
   if (order == '<' || order == '>' || order == '|' || order == '=') descr.remove_prefix(1);
-  std::optional<PT> type = TypeFromDescrCode(descr);
+  std::optional<PT> type = TypeFromDescr(descr);
+  std::optional<int64_t> void_bytes = VoidBytes(descr);
+  if (void_bytes) type = UnsignedOfBytes(*void_bytes);
+  if (!type && void_bytes) {
+    return fail(Unimplemented("numpy dtype '", header.descr, "' (untyped elements of ", *void_bytes,
+                              " bytes; HLO types have 1, 2, 4 or 8)"));
+  }
   if (!type) return fail(Unimplemented("numpy dtype '", header.descr, "'"));
   int64_t element_bytes = StorageBytes(*type);
   absl::StatusOr<int64_t> count = CheckedCount(header.shape, element_bytes);
@@ -345,15 +362,15 @@ absl::StatusOr<Literal> ParseNpyBytes(std::string_view bytes) {
   if (*type == PT::PRED) {
     for (int64_t i = 0; i < *count; ++i) out[i] = out[i] != 0 ? 1 : 0;
   }
-  return literal;
+  return NpyArray{std::move(literal), void_bytes.has_value()};
 }
 
 }  // namespace
 
-absl::StatusOr<Literal> ParseNpy(std::string_view bytes, std::string_view name) {
-  absl::StatusOr<Literal> literal = ParseNpyBytes(bytes);
-  if (!literal.ok()) return Prefixed(name, literal.status());
-  return literal;
+absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view name) {
+  absl::StatusOr<NpyArray> array = ParseNpyBytes(bytes);
+  if (!array.ok()) return Prefixed(name, array.status());
+  return array;
 }
 
 absl::StatusOr<std::string> SerializeNpy(const Literal& array) {
@@ -361,14 +378,19 @@ absl::StatusOr<std::string> SerializeNpy(const Literal& array) {
   if (!shape.IsArray()) {
     return InvalidArgument("only arrays can be written to .npy, got ", shape.ToString());
   }
-  PT storage = NpyStorageType(shape.element_type());
+  PT type = shape.element_type();
   std::string dims;
   for (int64_t d : shape.dimensions()) absl::StrAppend(&dims, d, ", ");
   if (shape.rank() > 1) dims.resize(dims.size() - 2);
   if (shape.rank() == 1) dims.resize(dims.size() - 1);
-  std::string dict = absl::StrCat(
-      "{'descr': '", storage == PT::PRED || StorageBytes(storage) == 1 ? "|" : "<",
-      AsAbsl(DescrCode(storage)), "', 'fortran_order': False, 'shape': (", dims, "), }");
+  // numpy's own types with their byte order; ml_dtypes' by name, so that
+  // np.load gives back e.g. a bfloat16 array where ml_dtypes is imported
+  // (numpy would save those as untyped '<V2', which load as void).
+  std::string descr = HasNumpyType(type) ? absl::StrCat(StorageBytes(type) == 1 ? "|" : "<",
+                                                        AsAbsl(DescrCode(type)))
+                                         : std::string(NumpyTypeName(type));
+  std::string dict =
+      absl::StrCat("{'descr': '", descr, "', 'fortran_order': False, 'shape': (", dims, "), }");
   // Pad with spaces and a newline so the data starts 64-byte aligned.
   size_t prefix = 10;
   size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
@@ -410,7 +432,7 @@ absl::StatusOr<std::vector<NamedArray>> ParseNpz(std::string_view bytes, std::st
     }
     absl::StatusOr<std::string> content = ReadZipMember(bytes, entry);
     if (!content.ok()) return fail(content.status(), member);
-    absl::StatusOr<Literal> array = ParseNpyBytes(*content);
+    absl::StatusOr<NpyArray> array = ParseNpyBytes(*content);
     if (!array.ok()) return fail(array.status(), member);
     arrays.push_back({std::string(member.substr(0, member.size() - 4)), *std::move(array)});
   }
@@ -421,7 +443,7 @@ absl::StatusOr<std::string> SerializeNpz(absl::Span<const NamedArray> arrays,
                                          const NpzWriteOptions& options) {
   std::vector<std::string> contents;
   for (const NamedArray& array : arrays) {
-    XLITE_ASSIGN_OR_RETURN(std::string content, SerializeNpy(array.value));
+    XLITE_ASSIGN_OR_RETURN(std::string content, SerializeNpy(array.array.value));
     contents.push_back(std::move(content));
   }
   std::vector<ZipMemberToWrite> members;
@@ -431,7 +453,7 @@ absl::StatusOr<std::string> SerializeNpz(absl::Span<const NamedArray> arrays,
   return WriteStoredZip(members, options.force_zip64);
 }
 
-absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+absl::StatusOr<NpyArray> ReadNpyFile(const std::string& path) {
   XLITE_ASSIGN_OR_RETURN(std::string bytes, ReadBinaryFile(path));
   return ParseNpy(bytes, path);
 }
@@ -441,45 +463,67 @@ absl::StatusOr<std::vector<NamedArray>> ReadNpzFile(const std::string& path) {
   return ParseNpz(bytes, path);
 }
 
-absl::StatusOr<Literal> AdaptArray(const Literal& array, const Shape& expected,
+namespace {
+
+// `bits` (an unsigned array of `want`'s storage width) as an array of `want`;
+// sub-byte and pred elements must fit their width.
+absl::StatusOr<Literal> Reinterpret(const Literal& bits, PT want, std::string_view what) {
+  Literal out(Shape(want, bits.shape().dimensions()));
+  absl::Span<const uint8_t> in = bits.raw_data();
+  int width = want == PT::PRED ? 1 : BitWidth(want);
+  for (size_t i = 0; width < 8 && i < in.size(); ++i) {
+    if (in[i] >> width) {
+      return InvalidArgument(AsAbsl(what), ": element ", i, " is ", int{in[i]},
+                             ", which does not fit the ", width, "-bit raw form of ",
+                             AsAbsl(PrimitiveTypeName(want)));
+    }
+  }
+  if (!in.empty()) std::memcpy(out.mutable_raw_data().data(), in.data(), in.size());
+  return out;
+}
+
+// What the parameter expects, in HLO and numpy terms: "bf16[4] (bfloat16)".
+std::string DescribeExpected(const Shape& expected) {
+  return absl::StrCat(expected.ToString(false), " (",
+                      AsAbsl(NumpyTypeName(expected.element_type())), ")");
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> AdaptArray(const NpyArray& file, const Shape& expected,
                                    std::string_view what) {
   if (!expected.IsArray()) {
     return Unimplemented(AsAbsl(what), ": parameters of shape ", expected.ToString(),
                          " from files (use --random)");
   }
+  const Literal& array = file.value;
   PT want = expected.element_type();
   PT got = array.shape().element_type();
   if (array.shape().dimensions() != expected.dimensions()) {
-    return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(array), ", parameter expects ",
-                           expected.ToString(false), " (dimensions differ)");
+    return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(file), ", parameter expects ",
+                           DescribeExpected(expected), " (dimensions differ)");
+  }
+  if (file.untyped) {
+    if (StorageBytes(got) == StorageBytes(want)) return Reinterpret(array, want, what);
+    return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(file), ", parameter expects ",
+                           DescribeExpected(expected), " (the file's untyped ", StorageBytes(got),
+                           "-byte elements cannot be ", AsAbsl(PrimitiveTypeName(want)),
+                           ", which has ", StorageBytes(want), ")");
   }
   if (got == want) return array;
-  Shape target(want, expected.dimensions());
-  if (!HasNumpyType(want) && got == NpyStorageType(want)) {
-    Literal out(target);
-    absl::Span<const uint8_t> in = array.raw_data();
-    int bits = BitWidth(want);
-    for (size_t i = 0; bits < 8 && i < in.size(); ++i) {
-      if (in[i] >> bits) {
-        return InvalidArgument(AsAbsl(what), ": element ", i, " is ", int{in[i]},
-                               ", which does not fit the ", bits, "-bit raw form of ",
-                               AsAbsl(PrimitiveTypeName(want)));
-      }
-    }
-    if (!in.empty()) std::memcpy(out.mutable_raw_data().data(), in.data(), in.size());
-    return out;
-  }
+  if (!HasNumpyType(want) && got == NpyStorageType(want)) return Reinterpret(array, want, what);
   if (!HasNumpyType(want) && IsFloat(want) && IsFloat(got) && BitWidth(got) > BitWidth(want)) {
     return array.Convert(want);
   }
   std::string hint;
   if (!HasNumpyType(want)) {
-    hint = absl::StrCat(" (", AsAbsl(PrimitiveTypeName(want)), " travels as ",
+    hint = absl::StrCat(" (", AsAbsl(PrimitiveTypeName(want)), " is read as ml_dtypes' ",
+                        AsAbsl(NumpyTypeName(want)), ", numpy's untyped void of its width, ",
                         AsAbsl(NumpyTypeName(NpyStorageType(want))), " raw bits",
                         IsFloat(want) ? " or a wider float array" : "", ")");
   }
-  return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(array), ", parameter expects ",
-                         expected.ToString(false), " (element type differs)", hint);
+  return InvalidArgument(AsAbsl(what), ": got ", DescribeArray(file), ", parameter expects ",
+                         DescribeExpected(expected), " (element type differs)", hint);
 }
 
 }  // namespace xlite::runtime

@@ -29,9 +29,9 @@ std::vector<double> Doubles(const Literal& l) {
 }
 
 Literal Read(const std::string& fixture) {
-  absl::StatusOr<Literal> l = ParseNpy(Fixture(fixture), fixture);
+  absl::StatusOr<NpyArray> l = ParseNpy(Fixture(fixture), fixture);
   EXPECT_TRUE(l.ok()) << l.status();
-  return l.ok() ? *std::move(l) : Literal();
+  return l.ok() ? std::move(l->value) : Literal();
 }
 
 // ------------------------------------------------------ numpy-written files
@@ -75,10 +75,10 @@ TEST(NpyIoTest, ReadsNumpyArchivesStoredAndCompressed) {
     ASSERT_TRUE(arrays.ok()) << arrays.status();
     ASSERT_EQ(arrays->size(), 2u);
     EXPECT_EQ((*arrays)[0].name, "arg0");
-    EXPECT_EQ((*arrays)[0].value.shape().ToString(false), "s32[2,2]");
-    EXPECT_THAT(Doubles((*arrays)[0].value), ElementsAre(0, 1, 2, 3));
+    EXPECT_EQ((*arrays)[0].array.value.shape().ToString(false), "s32[2,2]");
+    EXPECT_THAT(Doubles((*arrays)[0].array.value), ElementsAre(0, 1, 2, 3));
     EXPECT_EQ((*arrays)[1].name, "arg1");
-    EXPECT_THAT(Doubles((*arrays)[1].value), ElementsAre(1.5, -1.5));
+    EXPECT_THAT(Doubles((*arrays)[1].array.value), ElementsAre(1.5, -1.5));
   }
 }
 
@@ -106,12 +106,10 @@ TEST(NpyIoTest, EveryArrayTypeRoundTripsThroughNpyAndNpz) {
     absl::StatusOr<std::string> bytes = SerializeNpy(original);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     EXPECT_EQ(bytes->size() % 64, (6u * StorageBytes(type)) % 64) << "data is 64-byte aligned";
-    absl::StatusOr<Literal> read = ParseNpy(*bytes, "x.npy");
+    absl::StatusOr<NpyArray> read = ParseNpy(*bytes, "x.npy");
     ASSERT_TRUE(read.ok()) << read.status();
-    EXPECT_EQ(read->shape().element_type(), NpyStorageType(type));
-    absl::StatusOr<Literal> adapted = AdaptArray(*read, original.shape(), "input 0");
-    ASSERT_TRUE(adapted.ok()) << adapted.status();
-    EXPECT_TRUE(*adapted == original);
+    EXPECT_FALSE(read->untyped);
+    EXPECT_TRUE(read->value == original) << "every type has a named dtype";
     all.push_back({std::string(PrimitiveTypeName(type)), original});
   }
   all.push_back({"scalar", Patterned(PT::F32, {})});
@@ -125,51 +123,71 @@ TEST(NpyIoTest, EveryArrayTypeRoundTripsThroughNpyAndNpz) {
     ASSERT_EQ(read->size(), all.size());
     for (size_t i = 0; i < all.size(); ++i) {
       EXPECT_EQ((*read)[i].name, all[i].name);
-      absl::StatusOr<Literal> adapted = AdaptArray((*read)[i].value, all[i].value.shape(), "");
+      absl::StatusOr<Literal> adapted =
+          AdaptArray((*read)[i].array, all[i].array.value.shape(), "");
       ASSERT_TRUE(adapted.ok()) << adapted.status();
-      EXPECT_TRUE(*adapted == all[i].value) << all[i].name;
+      EXPECT_TRUE(*adapted == all[i].array.value) << all[i].name;
     }
   }
 }
 
-TEST(NpyIoTest, RawBitsTypesUseUnsignedStorage) {
-  EXPECT_EQ(NpyStorageType(PT::BF16), PT::U16);
-  EXPECT_EQ(NpyStorageType(PT::F8E4M3FN), PT::U8);
-  EXPECT_EQ(NpyStorageType(PT::S4), PT::U8);
-  EXPECT_EQ(NpyStorageType(PT::F4E2M1FN), PT::U8);
-  EXPECT_EQ(NpyStorageType(PT::F16), PT::F16);
-  EXPECT_EQ(NpyStorageType(PT::PRED), PT::PRED);
-  // bf16 1.0 is 0x3f80; the file holds those bits as uint16.
+TEST(NpyIoTest, TypesNumpyLacksAreWrittenUnderTheirMlDtypesNames) {
+  EXPECT_EQ(NumpyTypeName(PT::BF16), "bfloat16");
+  EXPECT_EQ(NumpyTypeName(PT::F8E4M3B11FNUZ), "float8_e4m3b11fnuz");
+  EXPECT_EQ(NumpyTypeName(PT::F4E2M1FN), "float4_e2m1fn");
+  EXPECT_EQ(NumpyTypeName(PT::S4), "int4");
+  EXPECT_EQ(NumpyTypeName(PT::U2), "uint2");
+  // bf16 1.0 is 0x3f80: np.load gives a bfloat16 array once ml_dtypes is
+  // imported, as np.dtype('bfloat16') then exists.
   Literal one(Shape(PT::BF16, {1}));
   one.SetDouble(0, 1.0);
   absl::StatusOr<std::string> bytes = SerializeNpy(one);
   ASSERT_TRUE(bytes.ok());
-  EXPECT_THAT(*bytes, HasSubstr("'descr': '<u2'"));
+  EXPECT_THAT(*bytes, HasSubstr("'descr': 'bfloat16'"));
   EXPECT_EQ(bytes->substr(bytes->size() - 2), std::string("\x80\x3f", 2));
+  Literal int4(Shape(PT::S4, {1}));
+  int4.SetDouble(0, -1);
+  bytes = SerializeNpy(int4);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_THAT(*bytes, HasSubstr("'descr': 'int4'"));
+  EXPECT_EQ(bytes->back(), '\x0f') << "one element a byte, in its low bits, as ml_dtypes";
+}
+
+TEST(NpyIoTest, RawBitsInTheUnsignedStorageTypeStillRead) {
+  EXPECT_EQ(NpyStorageType(PT::BF16), PT::U16);
+  EXPECT_EQ(NpyStorageType(PT::F8E4M3FN), PT::U8);
+  EXPECT_EQ(NpyStorageType(PT::S4), PT::U8);
+  EXPECT_EQ(NpyStorageType(PT::F16), PT::F16);
+  Literal bits(Shape(PT::U16, {1}));
+  bits.Set<uint16_t>(0, 0x3f80);
+  absl::StatusOr<Literal> bf16 = AdaptArray({bits}, Shape(PT::BF16, {1}), "in");
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_THAT(Doubles(*bf16), ElementsAre(1.0));
 }
 
 TEST(NpyIoTest, WiderFloatsConvertWithXlaRounding) {
   Literal f32(Shape(PT::F32, {2}));
   f32.SetDouble(0, 1.00390625);  // halfway between bf16 1.0 and 1.0078125: even is 1.0
   f32.SetDouble(1, 1.01171875);  // halfway between 1.0078125 and 1.015625: even is 1.015625
-  absl::StatusOr<Literal> bf16 = AdaptArray(f32, Shape(PT::BF16, {2}), "input 0");
+  absl::StatusOr<Literal> bf16 = AdaptArray({f32}, Shape(PT::BF16, {2}), "input 0");
   ASSERT_TRUE(bf16.ok()) << bf16.status();
   EXPECT_THAT(Doubles(*bf16), ElementsAre(1.0, 1.015625));
 }
 
 TEST(NpyIoTest, AdaptRejectsWrongTypesAndShapes) {
   Literal f64(Shape(PT::F64, {2, 3}));
-  absl::Status dims = AdaptArray(f64, Shape(PT::F64, {3, 2}), "input 0 (a.npy)").status();
+  absl::Status dims = AdaptArray({f64}, Shape(PT::F64, {3, 2}), "input 0 (a.npy)").status();
   EXPECT_THAT(dims.message(), HasSubstr("input 0 (a.npy): got float64[2,3], parameter expects "
-                                        "f64[3,2] (dimensions differ)"));
-  absl::Status type = AdaptArray(f64, Shape(PT::F32, {2, 3}), "input 1").status();
+                                        "f64[3,2] (float64) (dimensions differ)"));
+  absl::Status type = AdaptArray({f64}, Shape(PT::F32, {2, 3}), "input 1").status();
   EXPECT_THAT(type.message(), HasSubstr("element type differs"));
   absl::Status raw =
-      AdaptArray(Literal(Shape(PT::S32, {2, 3})), Shape(PT::BF16, {2, 3}), "in").status();
-  EXPECT_THAT(raw.message(), HasSubstr("bf16 travels as uint16 raw bits"));
+      AdaptArray({Literal(Shape(PT::S32, {2, 3}))}, Shape(PT::BF16, {2, 3}), "in").status();
+  EXPECT_THAT(raw.message(), HasSubstr("got int32[2,3], parameter expects bf16[2,3] (bfloat16)"));
+  EXPECT_THAT(raw.message(), HasSubstr("uint16 raw bits or a wider float array"));
   Literal wide(Shape(PT::U8, {1}));
   wide.Set<uint8_t>(0, 0x1f);
-  absl::Status bits = AdaptArray(wide, Shape(PT::S4, {1}), "in").status();
+  absl::Status bits = AdaptArray({wide}, Shape(PT::S4, {1}), "in").status();
   EXPECT_THAT(bits.message(), HasSubstr("does not fit the 4-bit raw form of s4"));
 }
 
@@ -178,7 +196,7 @@ TEST(NpyIoTest, AdaptRejectsWrongTypesAndShapes) {
 std::string ValidNpy() { return Fixture("f32_c.npy"); }
 
 void ExpectNpyError(const std::string& bytes, const std::string& message) {
-  absl::StatusOr<Literal> l = ParseNpy(bytes, "bad.npy");
+  absl::StatusOr<NpyArray> l = ParseNpy(bytes, "bad.npy");
   ASSERT_FALSE(l.ok());
   EXPECT_THAT(l.status().message(), HasSubstr("bad.npy: "));
   EXPECT_THAT(l.status().message(), HasSubstr(message));
@@ -261,8 +279,93 @@ TEST(NpyIoTest, MalformedNpzFilesAreClearErrors) {
   ExpectNpzError(renamed, "member arg1.txt: not a .npy array");
 }
 
+// ------------------------------------------------ arrays numpy saved for ml_dtypes
+
+// A .npy as np.save writes it for an ml_dtypes array: `descr` is what
+// ml_dtypes' dtype reports ('<V2' for bfloat16, '<V1' for most 1-byte kinds,
+// '<f1' for float8_e5m2); `data` the element bytes.
+std::string SavedByNumpy(const std::string& descr, const std::string& shape,
+                         const std::string& data) {
+  return WithHeader("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape +
+                    ", }") +
+         data;
+}
+
+absl::StatusOr<Literal> ReadAs(const std::string& npy, const Shape& expected) {
+  absl::StatusOr<NpyArray> read = ParseNpy(npy, "x.npy");
+  if (!read.ok()) return read.status();
+  return AdaptArray(*read, expected, "input 0 (x.npy)");
+}
+
+TEST(NpyIoTest, UntypedVoidElementsTakeTheParameterType) {
+  // bfloat16 [1, 2]: np.save writes '<V2'.
+  std::string bf16 = SavedByNumpy("<V2", "(2,)", std::string("\x80\x3f\x00\x40", 4));
+  absl::StatusOr<NpyArray> read = ParseNpy(bf16, "x.npy");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_TRUE(read->untyped);
+  EXPECT_EQ(DescribeArray(*read), "void16[2]");
+  absl::StatusOr<Literal> as_bf16 = ReadAs(bf16, Shape(PT::BF16, {2}));
+  ASSERT_TRUE(as_bf16.ok()) << as_bf16.status();
+  EXPECT_THAT(Doubles(*as_bf16), ElementsAre(1, 2));
+  // The same bytes are any 2-byte type the parameter has: f16 here.
+  absl::StatusOr<Literal> as_f16 = ReadAs(bf16, Shape(PT::F16, {2}));
+  ASSERT_TRUE(as_f16.ok()) << as_f16.status();
+  EXPECT_EQ(as_f16->shape().element_type(), PT::F16);
+
+  // float8_e4m3fn [0.5, 448] and int4 [-8, -1, 7]: '<V1' (and '|V1').
+  absl::StatusOr<Literal> f8 =
+      ReadAs(SavedByNumpy("<V1", "(2,)", "\x30\x7e"), Shape(PT::F8E4M3FN, {2}));
+  ASSERT_TRUE(f8.ok()) << f8.status();
+  EXPECT_THAT(Doubles(*f8), ElementsAre(0.5, 448));
+  absl::StatusOr<Literal> s4 =
+      ReadAs(SavedByNumpy("|V1", "(3,)", "\x08\x0f\x07"), Shape(PT::S4, {3}));
+  ASSERT_TRUE(s4.ok()) << s4.status();
+  EXPECT_THAT(Doubles(*s4), ElementsAre(-8, -1, 7));
+}
+
+TEST(NpyIoTest, MlDtypesDescrsThatNameTheirType) {
+  // ml_dtypes' float8_e5m2 reports kind 'f', so numpy writes '<f1'.
+  absl::StatusOr<NpyArray> e5m2 = ParseNpy(SavedByNumpy("<f1", "(2,)", "\x40\xc2"), "x.npy");
+  ASSERT_TRUE(e5m2.ok()) << e5m2.status();
+  EXPECT_FALSE(e5m2->untyped);
+  EXPECT_EQ(e5m2->value.shape().ToString(false), "f8e5m2[2]");
+  EXPECT_THAT(Doubles(e5m2->value), ElementsAre(2, -3));
+  // Names, as xlite writes them, with or without a byte-order mark.
+  for (const char* descr : {"bfloat16", "<bfloat16"}) {
+    absl::StatusOr<NpyArray> bf16 =
+        ParseNpy(SavedByNumpy(descr, "(1,)", std::string("\x80\x3f", 2)), "x.npy");
+    ASSERT_TRUE(bf16.ok()) << bf16.status();
+    EXPECT_EQ(bf16->value.shape().ToString(false), "bf16[1]");
+  }
+  absl::StatusOr<NpyArray> u4 = ParseNpy(SavedByNumpy("uint4", "()", "\x0f"), "x.npy");
+  ASSERT_TRUE(u4.ok()) << u4.status();
+  EXPECT_EQ(u4->value.GetInt64(0), 15);
+}
+
+TEST(NpyIoTest, MismatchedMlDtypesArraysAreClearErrors) {
+  std::string bf16 = SavedByNumpy("<V2", "(2,)", std::string(4, '\0'));
+  EXPECT_THAT(ReadAs(bf16, Shape(PT::F32, {2})).status().message(),
+              HasSubstr("input 0 (x.npy): got void16[2], parameter expects f32[2] (float32) (the "
+                        "file's untyped 2-byte elements cannot be f32, which has 4)"));
+  EXPECT_THAT(ReadAs(bf16, Shape(PT::BF16, {3})).status().message(),
+              HasSubstr("got void16[2], parameter expects bf16[3] (bfloat16) (dimensions differ)"));
+  EXPECT_THAT(
+      ReadAs(SavedByNumpy("<f1", "(1,)", "\x40"), Shape(PT::F8E4M3FN, {1})).status().message(),
+      HasSubstr("got float8_e5m2[1], parameter expects f8e4m3fn[1] (float8_e4m3fn) (element type "
+                "differs)"));
+  // int4 bytes beyond the low 4 bits are not an int4 ml_dtypes wrote.
+  EXPECT_THAT(ReadAs(SavedByNumpy("<V1", "(1,)", "\xff"), Shape(PT::S4, {1})).status().message(),
+              HasSubstr("element 0 is 255, which does not fit the 4-bit raw form of s4"));
+  ExpectNpyError(SavedByNumpy("<V16", "(1,)", std::string(16, '\0')),
+                 "numpy dtype '<V16' (untyped elements of 16 bytes");
+  ExpectNpyError(SavedByNumpy("<V", "(1,)", ""), "numpy dtype '<V'");
+  ExpectNpyError(SavedByNumpy("<V0", "(1,)", ""), "numpy dtype '<V0'");
+  ExpectNpyError(SavedByNumpy("<", "(1,)", "\x00"), "numpy dtype '<'");
+  ExpectNpyError(SavedByNumpy("", "(1,)", "\x00"), "numpy dtype ''");
+}
+
 TEST(NpyIoTest, MissingFileIsAnError) {
-  absl::StatusOr<Literal> l = ReadNpyFile("/nonexistent/x.npy");
+  absl::StatusOr<NpyArray> l = ReadNpyFile("/nonexistent/x.npy");
   ASSERT_FALSE(l.ok());
   EXPECT_THAT(l.status().message(), HasSubstr("/nonexistent/x.npy: cannot open file"));
 }

@@ -96,19 +96,19 @@ absl::StatusOr<std::vector<LeafComparison>> CompareLeaves(
       return w.name == leaf.name;
     });
     if (reference == want.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("the reference has no array ", leaf.name,
-                                                     " (the result's ",
-                                                     runtime::DescribeArray(leaf.value), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the reference has no array ", leaf.name, " (the result's ",
+                       runtime::DescribeArray(leaf.array.value), ")"));
     }
-    if (reference->value.shape().dimensions() != leaf.value.shape().dimensions()) {
+    if (reference->array.value.shape().dimensions() != leaf.array.value.shape().dimensions()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "the reference ", leaf.name, " is ", runtime::DescribeArray(reference->value),
-          ", the result ", runtime::DescribeArray(leaf.value)));
+          "the reference ", leaf.name, " is ", runtime::DescribeArray(reference->array),
+          ", the result ", runtime::DescribeArray(leaf.array.value)));
     }
     XLITE_ASSIGN_OR_RETURN(Literal expected,
-                           runtime::AdaptArray(reference->value, leaf.value.shape(),
+                           runtime::AdaptArray(reference->array, leaf.array.value.shape(),
                                                absl::StrCat("reference ", leaf.name)));
-    const Errors errors = CompareElements(leaf.value, expected, tolerance);
+    const Errors errors = CompareElements(leaf.array.value, expected, tolerance);
     LeafComparison comparison;
     comparison.name = leaf.name;
     comparison.matches = errors.mismatches == 0;
@@ -119,9 +119,9 @@ absl::StatusOr<std::vector<LeafComparison>> CompareLeaves(
       const int64_t i = *errors.first;
       absl::StrAppendFormat(&comparison.text,
                             "; %d of %d elements differ, first at %s: got %s, want %s",
-                            errors.mismatches, leaf.value.element_count(),
-                            IndexText(leaf.value.shape().dimensions(), i),
-                            ElementText(leaf.value, i), ElementText(expected, i));
+                            errors.mismatches, leaf.array.value.element_count(),
+                            IndexText(leaf.array.value.shape().dimensions(), i),
+                            ElementText(leaf.array.value, i), ElementText(expected, i));
     }
     out.push_back(std::move(comparison));
   }

@@ -369,12 +369,15 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       "Evaluate a module and print a summary of each result leaf (shape, min/max/mean, first "
       "elements, fnv1a64 checksum of its bytes). Leaves are named out0, out1... depth-first; on "
       "a multi-device module device d>0's are dev<d>_out0... Types numpy lacks (bf16, f8, s4...) "
-      "travel in .npy/.npz as raw bits in the unsigned integer of their storage width.");
+      "are written under their ml_dtypes names (np.load gives them back once ml_dtypes is "
+      "imported) and read as numpy saves ml_dtypes arrays (untyped '<V2', '|V1') or as raw bits "
+      "in the unsigned integer of their storage width.");
   command->add_option("input", options->path, "HLO text file, or - for stdin")->required();
   command->add_option("--input", options->inputs.input_files,
                       "A .npy file per entry parameter, in parameter order (repeat the flag)");
   command->add_option("--inputs", options->inputs.inputs_npz,
-                      "An .npz holding arg0, arg1... in entry-parameter order");
+                      "An .npz holding arg0, arg1... (or np.savez's positional arr_0, arr_1...) in "
+                      "entry-parameter order");
   command
       ->add_option("--random", options->inputs.seed,
                    "Generate the inputs (and fill elided {...} constants) from this seed")

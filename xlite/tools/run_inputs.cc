@@ -1,10 +1,14 @@
 #include "xlite/tools/run_inputs.h"
 
+#include <optional>
+#include <string_view>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/status.h"
+#include "xlite/base/strings.h"
 #include "xlite/ir/computation.h"
 #include "xlite/runtime/npy_io.h"
 #include "xlite/runtime/random_inputs.h"
@@ -16,30 +20,48 @@
 namespace xlite::tools {
 namespace {
 
+// The parameter an .npz member is for: argN (as --save-inputs writes) or
+// arr_N (np.savez's names for positional arrays), N in canonical decimal.
+std::optional<int64_t> ParameterOfMember(std::string_view name) {
+  for (std::string_view prefix : {"arg", "arr_"}) {
+    int64_t index = -1;
+    if (name.substr(0, prefix.size()) == prefix &&
+        absl::SimpleAtoi(AsAbsl(name.substr(prefix.size())), &index) && index >= 0 &&
+        absl::StrCat(AsAbsl(prefix), index) == name) {
+      return index;
+    }
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<std::vector<Literal>> ArgumentsFromNpz(const std::string& npz_path,
                                                       const HloComputation& entry) {
   const int64_t params = entry.num_parameters();
   XLITE_ASSIGN_OR_RETURN(std::vector<runtime::NamedArray> arrays, runtime::ReadNpzFile(npz_path));
-  std::vector<const Literal*> by_index(params, nullptr);
+  std::vector<const runtime::NamedArray*> by_index(params, nullptr);
   for (const runtime::NamedArray& array : arrays) {
-    int64_t index = -1;
-    if (array.name.rfind("arg", 0) == 0 && absl::SimpleAtoi(array.name.substr(3), &index) &&
-        index >= 0 && index < params && absl::StrCat("arg", index) == array.name) {
-      by_index[index] = &array.value;
-      continue;
+    std::optional<int64_t> index = ParameterOfMember(array.name);
+    if (!index || *index >= params) {
+      return InvalidArgument(npz_path, ": unexpected array '", array.name, "' (expected arg0..arg",
+                             params - 1, " or numpy's positional arr_0..arr_", params - 1,
+                             ", one per entry parameter)");
     }
-    return InvalidArgument(npz_path, ": unexpected array '", array.name, "' (expected arg0..arg",
-                           params - 1, ", one per entry parameter)");
+    if (by_index[*index] != nullptr) {
+      return InvalidArgument(npz_path, ": arrays '", by_index[*index]->name, "' and '", array.name,
+                             "' are both for parameter ", *index);
+    }
+    by_index[*index] = &array;
   }
   std::vector<Literal> args;
   for (int64_t i = 0; i < params; ++i) {
     if (by_index[i] == nullptr) {
-      return InvalidArgument(npz_path, ": no array 'arg", i, "' for parameter ", i,
-                             " (the module has ", params, " parameters)");
+      return InvalidArgument(npz_path, ": no array 'arg", i, "' (or 'arr_", i, "') for parameter ",
+                             i, " (the module has ", params, " parameters)");
     }
     XLITE_ASSIGN_OR_RETURN(
-        Literal arg, runtime::AdaptArray(*by_index[i], entry.parameter_instruction(i)->shape(),
-                                         absl::StrCat(npz_path, ": arg", i)));
+        Literal arg, runtime::AdaptArray(
+                         by_index[i]->array, entry.parameter_instruction(i)->shape(),
+                         absl::StrCat(npz_path, ": ", by_index[i]->name, " (parameter ", i, ")")));
     args.push_back(std::move(arg));
   }
   return args;
@@ -54,7 +76,7 @@ absl::StatusOr<std::vector<Literal>> ArgumentsFromNpyFiles(const std::vector<std
   }
   std::vector<Literal> args;
   for (int64_t i = 0; i < params; ++i) {
-    XLITE_ASSIGN_OR_RETURN(Literal array, runtime::ReadNpyFile(files[i]));
+    XLITE_ASSIGN_OR_RETURN(runtime::NpyArray array, runtime::ReadNpyFile(files[i]));
     XLITE_ASSIGN_OR_RETURN(Literal arg,
                            runtime::AdaptArray(array, entry.parameter_instruction(i)->shape(),
                                                absl::StrCat("input ", i, " (", files[i], ")")));
