@@ -30,8 +30,11 @@ probe = subprocess.run([xlite, "run", os.path.join(config.test_source_root, "run
 if "built without LAPACK" not in probe.stderr:
     config.available_features.add("lapack")
 # `REQUIRES: ml-dtypes` tests need a Python with numpy and ml_dtypes (JAX's
-# venv has them): `--param numpy_python=PATH`, else the one running lit.
-numpy_python = lit_config.params.get("numpy_python") or sys.executable
+# venv has them): `--param numpy_python=PATH` where that exists, else the one
+# running lit.
+numpy_python = lit_config.params.get("numpy_python", "")
+if not os.access(numpy_python, os.X_OK):
+    numpy_python = sys.executable
 if subprocess.run([numpy_python, "-c", "import numpy, ml_dtypes"],
                   capture_output=True).returncode == 0:
     config.available_features.add("ml-dtypes")
