@@ -47,8 +47,7 @@ Report CostJson(const HloModule& module, const std::string& device_name, bool sp
     options.partition = true;
     report.warnings = CompileOrThrow(*costed, options, "partitioning failed").warnings;
   }
-  CostOptions cost_options;
-  cost_options.multiply_trip_counts = !xla_compat;
+  const CostOptions cost_options = xla_compat ? CostOptions::XlaCompat() : CostOptions();
   ModuleCost cost = ValueOrThrow(AnalyzeModuleCost(*costed, cost_options));
   tools::CostReport made = tools::MakeCostReport(*costed, std::move(cost), device);
   report.json = tools::CostReportJson(made, device, FiguresArePerDevice(*costed), top).dump();

@@ -55,14 +55,25 @@ void Cost::MaxWith(const Cost& other) {
 int64_t ShapeBytes(const Shape& shape) {
   if (shape.IsTuple()) return 8 * shape.tuple_size();
   if (!shape.IsArray()) return 0;
-  return std::max<int64_t>(shape.ByteSizeOf(), 0);
+  // A dynamic array carries its dimension sizes, an int32 each, after the
+  // data (an unbounded one has no data bytes XLA can count).
+  const int64_t sizes = shape.is_static() ? 0 : 4 * shape.rank();
+  return std::max<int64_t>(shape.ByteSizeOf(), 0) + sizes;
 }
 
 namespace {
 
+// Bytes an instruction writes: its array leaves (sort, batch-norm, top-k,
+// opt-barrier, variadic reduce and collectives write every array of their
+// tuple; the pointer table is `tuple`'s own).
+double OutputBytes(const HloInstruction& hlo) {
+  return static_cast<double>(hlo.shape().IsTuple() ? LeafBytes(hlo.shape())
+                                                   : ShapeBytes(hlo.shape()));
+}
+
 // Bytes of the default rule: every operand read, the output written.
 double DefaultBytes(const HloInstruction& hlo) {
-  double bytes = static_cast<double>(ShapeBytes(hlo.shape()));
+  double bytes = OutputBytes(hlo);
   for (const HloInstruction* operand : hlo.operands()) bytes += ShapeBytes(operand->shape());
   return bytes;
 }
@@ -192,12 +203,15 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
     case HloOpcode::kSlice:
       cost.bytes_accessed = 2.0 * ShapeBytes(hlo.shape());
       return cost;
+    // As XLA, only the first start index is counted (one index array in its
+    // older form, the first of the scalars in today's).
     case HloOpcode::kDynamicSlice:
-      cost.bytes_accessed = 2.0 * ShapeBytes(hlo.shape()) + OperandBytes(hlo, 1);
+      cost.bytes_accessed = 2.0 * ShapeBytes(hlo.shape()) + ShapeBytes(hlo.operand(1)->shape());
       return cost;
     case HloOpcode::kDynamicUpdateSlice:
       // The operand is updated in place: only the update is read and written.
-      cost.bytes_accessed = 2.0 * ShapeBytes(hlo.operand(1)->shape()) + OperandBytes(hlo, 2);
+      cost.bytes_accessed =
+          2.0 * ShapeBytes(hlo.operand(1)->shape()) + ShapeBytes(hlo.operand(2)->shape());
       return cost;
     case HloOpcode::kGather:
       cost.bytes_accessed = 2.0 * ShapeBytes(hlo.shape()) + ShapeBytes(hlo.operand(1)->shape());
@@ -346,6 +360,11 @@ absl::StatusOr<Cost> CostAnalysis::InstructionCostOf(const HloInstruction& hlo) 
       return most;
     }
     case HloOpcode::kCustomCall:
+      if (options_.custom_calls_unknown) {
+        cost.AddFlops(ComputeType(hlo), -1);
+        cost.bytes_accessed = -1;
+        return cost;
+      }
       if (const LapackTarget* lapack = FindLapackTarget(hlo.attrs<CustomCallAttrs>().target)) {
         cost.AddFlops(lapack->type, cost_internal::LapackFlops(hlo, *lapack));
       }
@@ -398,7 +417,8 @@ class Flattener {
       if (IsFree(inst->opcode())) continue;
       XLITE_ASSIGN_OR_RETURN(Cost once, analysis_->InstructionCostOf(*inst));
       if (inst->opcode() == HloOpcode::kCustomCall &&
-          FindLapackTarget(inst->attrs<CustomCallAttrs>().target) == nullptr) {
+          (options_.custom_calls_unknown ||
+           FindLapackTarget(inst->attrs<CustomCallAttrs>().target) == nullptr)) {
         ++custom_calls_;
       }
       auto [it, inserted] = index_.try_emplace(inst.get(), out_->instructions.size());

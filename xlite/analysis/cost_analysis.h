@@ -46,6 +46,15 @@ struct CostOptions {
   // Multiply while bodies by their trip count when it is known (XLA counts
   // one iteration); false reproduces XLA's numbers.
   bool multiply_trip_counts = true;
+  // Price every custom-call as XLA does: -1 flops and -1 bytes ("unknown",
+  // summed into the totals as such). false: LAPACK targets get their
+  // published flops, and every target the bytes of its operands and result.
+  bool custom_calls_unknown = false;
+
+  // XLA's HloCostAnalysis numbers (`xlite cost --xla-compat`).
+  static CostOptions XlaCompat() {
+    return {.multiply_trip_counts = false, .custom_calls_unknown = true};
+  }
 };
 
 // One instruction of the flattened module: while and call instructions are
@@ -63,7 +72,10 @@ struct ModuleCost {
   // conditional branches are priced inside the instruction that calls them.
   std::vector<InstructionCost> instructions;
   int64_t loops_with_unknown_trip_count = 0;
-  int64_t custom_calls = 0;  // of unknown targets: bytes counted, flops unknown (0)
+  // Custom-calls priced as unknown work: with custom_calls_unknown all of
+  // them (-1 flops, -1 bytes each), else those of targets other than LAPACK's
+  // (bytes counted, flops 0).
+  int64_t custom_calls = 0;
 };
 
 // The trip count of a while loop: backend_config {"known_trip_count":{"n":N}}
@@ -73,8 +85,11 @@ struct ModuleCost {
 std::optional<int64_t> WhileTripCount(const HloInstruction& while_op);
 
 // Bytes of a shape as XLA's default shape-size function counts them: dense
-// array bytes (default layout when none), a tuple's pointer table (8 bytes per
-// element), 0 for tokens.
+// array bytes (default layout when none; a dynamic array adds 4 bytes per
+// dimension for its sizes), a tuple's pointer table (8 bytes per element), 0
+// for tokens. This is what reading an operand costs; what an
+// instruction writes is counted by its array leaves (a tuple's pointer table
+// only by `tuple` itself), as XLA's default rule does.
 int64_t ShapeBytes(const Shape& shape);
 
 class CostAnalysis {

@@ -53,11 +53,13 @@ ENTRY e {
   EXPECT_EQ(c.bytes_accessed, 0);
 }
 
-TEST(CostAnalysisXlaParity, VariadicReduceWindowWritesThePointerTable) {
+TEST(CostAnalysisXlaParity, VariadicReduceWindowWritesItsArrays) {
   // XLA's ReduceWindowVariadic: two f32[10,20] inputs, 4x5 windows with
   // stride 4x5 give 2x4 outputs; the reducer does two mins per application:
   // 8 outputs x 19 applications x 2 flops. Bytes: both inputs (2 x 800), both
-  // f32 inits (2 x 4) and the tuple output's pointer table (2 x 8) = 1624.
+  // f32 inits (2 x 4) and both f32[2,4] outputs (2 x 32) = 1672, as jaxlib
+  // 0.10.2 counts it (XLA's own test, with its pointer-table shape size,
+  // counted the output as 16).
   Cost c = RootCost(R"(
 HloModule m
 minmin {
@@ -76,7 +78,7 @@ ENTRY e {
   ROOT r = (f32[2,4], f32[2,4]) reduce-window(a, b, z, z), window={size=4x5 stride=4x5}, to_apply=minmin
 })");
   EXPECT_EQ(c.flops, 2 * 4 * 2 * (4 * 5 - 1));
-  EXPECT_EQ(c.bytes_accessed, 4 * (10 * 20 * 2 + 2 * 3));
+  EXPECT_EQ(c.bytes_accessed, 4 * (10 * 20 * 2 + 2 + 2 * 8));
 }
 
 TEST(CostAnalysisXlaParity, FusionTupleParameterReadThroughItsElements) {
@@ -207,9 +209,9 @@ ENTRY e {
   u = bf16[1,32,256,1152] parameter(2)
   ROOT d = bf16[50,32,256,1152] dynamic-update-slice(a, u, i, i, i, i)
 })");
+  // Of the bare one's four s32 indices XLA counts the first only.
   EXPECT_EQ(fused.bytes_accessed, 2 * kUpdate + 4);
-  // The bare one reads its four s32 indices (XLA's test compares with one).
-  EXPECT_EQ(bare.bytes_accessed, 2 * kUpdate + 4 * 4);
+  EXPECT_EQ(bare.bytes_accessed, fused.bytes_accessed);
 }
 
 TEST(CostAnalysisXlaParity, TupleAllReduceCountsItsArrays) {

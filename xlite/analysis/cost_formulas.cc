@@ -72,21 +72,19 @@ int64_t ValidTaps(const WindowDimension& w, int64_t input, int64_t kernel, int64
   return count;
 }
 
-std::vector<int64_t> PhysicalOrderOfNonDegenerateDims(const Shape& shape,
-                                                      const std::vector<int64_t>* relabel) {
-  // Major-to-minor dimension numbers (row-major when no layout is written).
-  std::vector<int64_t> major_to_minor;
+// Major-to-minor dimension numbers (row-major when no layout is written),
+// each renamed through `relabel` when given.
+std::vector<int64_t> PhysicalOrder(const Shape& shape, const std::vector<int64_t>* relabel) {
+  std::vector<int64_t> order;
   if (shape.has_layout() &&
       static_cast<int64_t>(shape.layout().minor_to_major.size()) == shape.rank()) {
     const auto& minor_to_major = shape.layout().minor_to_major;
-    major_to_minor.assign(minor_to_major.rbegin(), minor_to_major.rend());
+    order.assign(minor_to_major.rbegin(), minor_to_major.rend());
   } else {
-    for (int64_t d = 0; d < shape.rank(); ++d) major_to_minor.push_back(d);
+    for (int64_t d = 0; d < shape.rank(); ++d) order.push_back(d);
   }
-  std::vector<int64_t> order;
-  for (int64_t d : major_to_minor) {
-    if (shape.dimensions(d) == 1) continue;
-    order.push_back(relabel != nullptr ? (*relabel)[d] : d);
+  if (relabel != nullptr) {
+    for (int64_t& d : order) d = (*relabel)[d];
   }
   return order;
 }
@@ -150,8 +148,9 @@ bool TransposeIsBitcast(const HloInstruction& transpose) {
       static_cast<int64_t>(transpose.dimensions().size()) != out.rank()) {
     return false;
   }
-  return PhysicalOrderOfNonDegenerateDims(out, &transpose.dimensions()) ==
-         PhysicalOrderOfNonDegenerateDims(in, nullptr);
+  // As XLA's ShapeUtil::TransposeIsBitcast: every dimension, a size-1 one
+  // too, must keep its place in memory.
+  return PhysicalOrder(out, &transpose.dimensions()) == PhysicalOrder(in, nullptr);
 }
 
 namespace {

@@ -33,8 +33,9 @@ double ConvolutionFlops(const HloInstruction& conv);
 // the broadcast as XLA counts it.
 double ReduceWindowApplications(const HloInstruction& reduce_window);
 
-// A transpose that only renames dimensions in memory (its layout and its
-// operand's order the non-degenerate dimensions the same way).
+// A transpose that only renames dimensions in memory: its layout and its
+// operand's order every dimension the same way (size-1 dimensions included,
+// as XLA counts it).
 bool TransposeIsBitcast(const HloInstruction& transpose);
 
 // Bytes a fusion reads through `value` (a fused parameter or one of its

@@ -46,7 +46,7 @@ std::string FormatSeconds(double s) {
 }
 
 std::string ReportText(const CostReport& report, const DeviceSpec& device, bool per_device,
-                       int64_t top, GroupBy group_by) {
+                       bool xla_compat, int64_t top, GroupBy group_by) {
   const Cost& total = report.cost.total;
   std::string out;
   absl::StrAppendFormat(&out, "module: %s\n", report.module);
@@ -69,8 +69,9 @@ std::string ReportText(const CostReport& report, const DeviceSpec& device, bool 
                           report.cost.loops_with_unknown_trip_count);
   }
   if (report.cost.custom_calls > 0) {
-    absl::StrAppendFormat(&out, "note: %d custom-calls: bytes counted, flops unknown (0)\n",
-                          report.cost.custom_calls);
+    absl::StrAppendFormat(&out, "note: %d custom-calls: %s\n", report.cost.custom_calls,
+                          xla_compat ? "unknown, counted as XLA does (-1 flops, -1 bytes each)"
+                                     : "bytes counted, flops unknown (0)");
   }
   const size_t rows = RowCount(report, top);
   absl::StrAppendFormat(&out, "top %d of %d instructions by estimated time:\n", rows,
@@ -105,8 +106,7 @@ int RunCost(const CostOptionsCli& options) {
   if (!device.has_value()) return exit_code;
   std::vector<LoadedModule> modules;
   if (!LoadVerifiedModules(options.input, &modules)) return kExitInvalidInput;
-  CostOptions cost_options;
-  cost_options.multiply_trip_counts = !options.xla_compat;
+  const CostOptions cost_options = options.xla_compat ? CostOptions::XlaCompat() : CostOptions();
   std::string text;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (size_t i = 0; i < modules.size(); ++i) {
@@ -146,7 +146,8 @@ int RunCost(const CostOptionsCli& options) {
       all.push_back(std::move(json));
     } else {
       if (i > 0) text += "// -----\n";
-      text += ReportText(report, *device, per_device, options.top, options.group_by);
+      text += ReportText(report, *device, per_device, options.xla_compat, options.top,
+                         options.group_by);
     }
   }
   PrintReports(options.input, options.json, all, text);
@@ -157,20 +158,21 @@ int RunCost(const CostOptionsCli& options) {
 
 void AddCostCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<CostOptionsCli>();
-  CLI::App* command =
-      app.add_subcommand("cost",
-                         "Count flops, transcendentals and bytes accessed (XLA's HloCostAnalysis "
-                         "conventions) and estimate the time on a device with a roofline: per "
-                         "instruction max(flops / peak FLOP/s of its element type + "
-                         "transcendentals / transcendental rate, bytes / memory bandwidth, "
-                         "a collective's alpha-beta time over its replica group as `xlite "
-                         "sched` prices it), summed. Prints "
-                         "the totals and the instructions that take longest. Unlike XLA, a shape "
-                         "without a layout is sized with the default layout, and while loops "
-                         "with a known trip count (backend_config known_trip_count, or the "
-                         "canonical counter pattern) are counted trip-count times (--xla-compat "
-                         "counts one iteration, as XLA does). While and call instructions are "
-                         "listed as their callees' instructions, with how often they run.");
+  CLI::App* command = app.add_subcommand(
+      "cost",
+      "Count flops, transcendentals and bytes accessed (XLA's HloCostAnalysis "
+      "conventions) and estimate the time on a device with a roofline: per "
+      "instruction max(flops / peak FLOP/s of its element type + "
+      "transcendentals / transcendental rate, bytes / memory bandwidth, "
+      "a collective's alpha-beta time over its replica group as `xlite "
+      "sched` prices it), summed. Prints "
+      "the totals and the instructions that take longest. Unlike XLA, a shape "
+      "without a layout is sized with the default layout, and while loops "
+      "with a known trip count (backend_config known_trip_count, or the "
+      "canonical counter pattern) are counted trip-count times, and custom-calls "
+      "count their bytes (--xla-compat counts one iteration and each "
+      "custom-call as -1 flops and -1 bytes, as XLA does). While and call instructions are "
+      "listed as their callees' instructions, with how often they run.");
   AddInputOptions(*command, &options->input);
   command
       ->add_option("--device", options->device,
@@ -189,7 +191,8 @@ void AddCostCommand(CLI::App& app, int* exit_code) {
                       "Write the module costed to this file (with --spmd: the per-device "
                       "program)");
   command->add_flag("--xla-compat", options->xla_compat,
-                    "Count each while loop once, as XLA's HloCostAnalysis does");
+                    "Reproduce XLA's HloCostAnalysis numbers: count each while loop once "
+                    "and every custom-call as unknown (-1 flops, -1 bytes)");
   command->callback([options, exit_code] { *exit_code = RunCost(*options); });
 }
 
