@@ -1,10 +1,11 @@
 #!/bin/bash
 # Installs the Debian packages xlite needs: by default what `make demo` and
 # `make test` use; `fuzz` adds clang for `make fuzz`, `bench` the PyTorch
-# peer of `make bench-peers`. Idempotent and quiet: does nothing when
+# peer of `make bench-peers`, `browser` headless Chromium for the tests that
+# render xlite's plots (they skip without it). Idempotent and quiet: does nothing when
 # everything is present, and runs `apt-get update` only when something has to
 # be installed.
-#   scripts/install-deps.sh [fuzz] [bench]
+#   scripts/install-deps.sh [fuzz] [bench] [browser]
 set -euo pipefail
 
 packages=(
@@ -26,7 +27,8 @@ for group in "$@"; do
     fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
     # The PyTorch eager peer of bench/peers.sh (its other peers come from PyPI).
     bench) packages+=(python3-torch) ;;
-    *) echo "install-deps: unknown group '$group' (fuzz, bench)" >&2; exit 2 ;;
+    browser) packages+=(chromium) ;;
+    *) echo "install-deps: unknown group '$group' (fuzz, bench, browser)" >&2; exit 2 ;;
   esac
 done
 

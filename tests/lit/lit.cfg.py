@@ -38,6 +38,13 @@ if not os.access(numpy_python, os.X_OK):
 if subprocess.run([numpy_python, "-c", "import numpy, ml_dtypes"],
                   capture_output=True).returncode == 0:
     config.available_features.add("ml-dtypes")
+# `REQUIRES: chromium` tests render what xlite draws in headless Chromium
+# (scripts/install-deps.sh browser installs it).
+import shutil
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", chromium))
 llvm_bin_dir = lit_config.params.get("llvm_bin_dir", "/usr/lib/llvm-19/bin")
 if not os.access(os.path.join(llvm_bin_dir, "FileCheck"), os.X_OK):
     lit_config.fatal(f"no FileCheck in {llvm_bin_dir} (install llvm-19-tools)")

@@ -63,9 +63,6 @@ absl::StatusOr<MemoryReport> AnalyzeMemory(
     const HloModule& module, MemoryScheduler scheduler, bool use_module_order, int64_t top,
     const std::function<BufferAssignmentOptions(const AliasAnalysis&)>& arena_options);
 
-// Bytes live (and temporaries alone) over the schedule, the peak marked.
-std::string MemoryProfileSvg(const MemoryReport& report);
-
 }  // namespace xlite
 
 #endif  // XLITE_SCHED_MEMORY_REPORT_H_

@@ -16,6 +16,7 @@
 #include "xlite/base/status.h"
 #include "xlite/compiler/compile.h"
 #include "xlite/sched/memory_report.h"
+#include "xlite/sched/memory_svg.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
