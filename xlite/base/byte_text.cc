@@ -1,5 +1,6 @@
 #include "xlite/base/byte_text.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -19,6 +20,15 @@ std::string BytesText(int64_t bytes, bool with_exact) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f %s", value, units[unit]);
   return with_exact ? absl::StrCat(text, " (", bytes, " bytes)") : std::string(text);
+}
+
+std::string ApproxBytesText(double bytes, bool with_exact) {
+  if (std::isfinite(bytes) && bytes == std::floor(bytes) && std::fabs(bytes) < 9e18) {
+    return BytesText(static_cast<int64_t>(bytes), with_exact);
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g bytes", bytes);
+  return text;
 }
 
 }  // namespace xlite

@@ -11,6 +11,10 @@ namespace xlite {
 
 // `with_exact` appends the exact count in parentheses once a unit is used.
 std::string BytesText(int64_t bytes, bool with_exact = true);
+// The same for a count kept as a double (cost figures: loops multiply them,
+// XLA-compatible counts may be -1): whole values in range as BytesText,
+// anything else as a plain number.
+std::string ApproxBytesText(double bytes, bool with_exact = true);
 
 }  // namespace xlite
 

@@ -151,7 +151,7 @@ std::string FormatText(const BenchOptions& options, const Measurement& m) {
                         m.run_ms.front(), m.run_ms.back());
   absl::StrAppendFormat(&out, "flops: %.6g (%.3f GFLOP/s)\n", m.flops,
                         GigaPerSecond(m.flops, median));
-  absl::StrAppendFormat(&out, "bytes accessed: %.6g (%.3f GB/s)\n", m.bytes_accessed,
+  absl::StrAppendFormat(&out, "bytes accessed: %s (%.3f GB/s)\n", ApproxBytesText(m.bytes_accessed),
                         GigaPerSecond(m.bytes_accessed, median));
   if (std::optional<double> share = RooflineShare(m)) {
     absl::StrAppendFormat(&out, "host roofline: %.4g ms, share %.1f%%\n", *m.roofline_ms,

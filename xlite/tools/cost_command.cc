@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/base/byte_text.h"
 #include "xlite/base/file_io.h"
 #include "xlite/base/strings.h"
 #include "xlite/compiler/compile.h"
@@ -55,7 +56,7 @@ std::string ReportText(const CostReport& report, const DeviceSpec& device, bool 
   if (!per_device) absl::StrAppend(&out, "note: ", kGlobalFiguresNote, "\n");
   absl::StrAppendFormat(&out, "flops: %.6g\n", total.flops);
   absl::StrAppendFormat(&out, "transcendentals: %.6g\n", total.transcendentals);
-  absl::StrAppendFormat(&out, "bytes accessed: %.6g\n", total.bytes_accessed);
+  absl::StrAppendFormat(&out, "bytes accessed: %s\n", ApproxBytesText(total.bytes_accessed));
   absl::StrAppendFormat(&out, "arithmetic intensity: %.3g flops/byte\n", Intensity(total));
   absl::StrAppendFormat(&out, "estimated time: %s (%s-bound)\n", FormatSeconds(report.seconds),
                         BoundName(report.bound));
@@ -87,14 +88,17 @@ std::string ReportText(const CostReport& report, const DeviceSpec& device, bool 
       absl::StrAppend(&label, " [", inst.metadata().op_name, "]");
     }
     if (!row.source.empty()) absl::StrAppend(&label, " at ", row.source);
-    absl::StrAppendFormat(&out, "  %10s %5.1f%% %-12s %12.6g %12.6g %8.6g  %s\n",
+    absl::StrAppendFormat(&out, "  %10s %5.1f%% %-12s %12.6g %12s %8.6g  %s\n",
                           FormatSeconds(row.time.seconds), share, BoundName(row.time.bound),
-                          row.entry->cost.flops, row.entry->cost.bytes_accessed,
+                          row.entry->cost.flops,
+                          ApproxBytesText(row.entry->cost.bytes_accessed, /*with_exact=*/false),
                           row.entry->executions, label);
   }
   if (group_by != GroupBy::kNone) {
     out += GroupTableText(GroupCostRows(report, group_by), [](size_t figure, double value) {
-      return figure == 0 ? FormatSeconds(value) : absl::StrFormat("%.6g", value);
+      if (figure == 0) return FormatSeconds(value);
+      if (figure == 1) return absl::StrFormat("%.6g", value);
+      return ApproxBytesText(value, /*with_exact=*/false);
     });
   }
   return out;

@@ -57,7 +57,7 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
                         BytesText(r.arena_bytes), BytesText(r.fragmentation_bytes));
   absl::StrAppendFormat(&out, "buffers written over a dying operand's buffer: %d\n",
                         r.shared_buffers);
-  out += "peak by scheduler:";
+  out += "peak by scheduler (bytes):";
   for (const auto& [name, bytes] : r.scheduler_peaks) {
     absl::StrAppendFormat(&out, " %s %d", name, bytes);
   }
@@ -70,8 +70,8 @@ std::string ReportText(const MemoryReport& r, const DeviceSpec* device, bool per
     std::string label = absl::StrFormat("%s (%s)", b.instruction, b.computation);
     if (!b.op_name.empty()) absl::StrAppend(&label, " [", b.op_name, "]");
     if (!b.source.empty()) absl::StrAppend(&label, " at ", b.source);
-    absl::StrAppendFormat(&out, "  %14d %-10s %-24s %s\n", b.bytes, BufferKindName(b.kind), b.shape,
-                          label);
+    absl::StrAppendFormat(&out, "  %14s %-10s %-24s %s\n", BytesText(b.bytes, /*with_exact=*/false),
+                          BufferKindName(b.kind), b.shape, label);
   }
   return out;
 }
