@@ -403,6 +403,12 @@ absl::Status HloTextParser::ParseInstruction(Scope* scope) {
     SourcePosition position = lines_.At(start_offset);
     position.line += options_.line_offset;
     options_.positions->Record(raw, position);
+    // What async sugar made up is checked as written on this line.
+    if (HloComputation* wrapper = SugarWrapper(*raw)) {
+      for (const auto& made : wrapper->instructions()) {
+        options_.positions->Record(made.get(), position);
+      }
+    }
   }
   if (is_root) {
     if (scope->root != nullptr) return ErrorAt(name_offset, "more than one ROOT instruction");
@@ -479,18 +485,20 @@ absl::Status HloTextParser::ParseInstructionRhs(Scope* scope, std::optional<Shap
     }
   }
 
+  // The dot itself, or the one a dot-start wraps.
+  HloInstruction* dot = *opcode == HloOpcode::kDot ? inst.get() : nullptr;
   if (wrapped_opcode && *opcode == HloOpcode::kAsyncStart) {
     HloInstruction* wrapped = nullptr;
     XLITE_RETURN_IF_ERROR(BuildAsyncSugar(inst.get(), *wrapped_opcode, opcode_offset, &wrapped));
+    if (wrapped->opcode() == HloOpcode::kDot) dot = wrapped;
   } else {
     XLITE_RETURN_IF_ERROR(ParseOpcodeAttributes(inst.get(), inst.get(), opcode_offset));
   }
-  if (*opcode == HloOpcode::kDot &&
-      inst->operand_count() != DotOperandCount(inst->attrs<DotAttrs>())) {
-    return ErrorAt(opcode_offset, Cat("dot expects ", DotOperandCount(inst->attrs<DotAttrs>()),
+  if (dot != nullptr && dot->operand_count() != DotOperandCount(dot->attrs<DotAttrs>())) {
+    return ErrorAt(opcode_offset, Cat("dot expects ", DotOperandCount(dot->attrs<DotAttrs>()),
                                       " operands (lhs, rhs and one metadata operand per "
                                       "sparsity descriptor), got ",
-                                      inst->operand_count()));
+                                      dot->operand_count()));
   }
   if (*opcode == HloOpcode::kAsyncUpdate || *opcode == HloOpcode::kAsyncDone) {
     HloInstruction* previous = inst->operand(0);
@@ -629,7 +637,7 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
   if (wrapped_opcode == HloOpcode::kParameter || wrapped_opcode == HloOpcode::kConstant) {
     return NotSupportedAt(offset, Cat("async ", OpcodeName(wrapped_opcode)));
   }
-  auto computation = std::make_unique<HloComputation>("async_wrapped");
+  auto computation = std::make_unique<HloComputation>(std::string(kAsyncWrapperName));
   auto op = std::make_unique<HloInstruction>(wrapped_opcode, shape.tuple_shapes(1));
   op->set_name("async_op");
   op->set_unique_id(module_->NextUniqueId());
@@ -666,7 +674,8 @@ absl::Status HloTextParser::BuildAsyncSugar(HloInstruction* start, HloOpcode wra
                      inst->called_computations().end());
     }
   }
-  start->AppendCalledComputation(AddSyntheticComputation(std::move(computation), "async_wrapped"));
+  start->AppendCalledComputation(
+      AddSyntheticComputation(std::move(computation), std::string(kAsyncWrapperName)));
   return absl::OkStatus();
 }
 
@@ -686,6 +695,14 @@ absl::Status HloTextParser::InferShape(HloInstruction* inst, size_t offset) {
   }
   return ErrorAt(
       offset, Cat("cannot infer the result shape of ", OpcodeName(inst->opcode()), ": ", message));
+}
+
+HloComputation* HloTextParser::SugarWrapper(const HloInstruction& inst) const {
+  if (inst.opcode() != HloOpcode::kAsyncStart || synthetic_.empty()) return nullptr;
+  const auto& [computation, base] = synthetic_.back();
+  const bool made_here = base == kAsyncWrapperName && !inst.called_computations().empty() &&
+                         inst.called_computations().front() == computation;
+  return made_here ? computation : nullptr;
 }
 
 HloComputation* HloTextParser::AddSyntheticComputation(std::unique_ptr<HloComputation> c,

@@ -208,6 +208,10 @@ class HloTextParser {
   // Computations the parser made up (async wrappers, nested bodies) get their
   // names at the end, so that they never clash with a name defined later.
   HloComputation* AddSyntheticComputation(std::unique_ptr<HloComputation> c, std::string base_name);
+  // The computation that async sugar (`dot-start(...)`) just made for `inst`,
+  // if it did.
+  HloComputation* SugarWrapper(const HloInstruction& inst) const;
+  static constexpr std::string_view kAsyncWrapperName = "async_wrapped";
   void NameSyntheticComputations();
 
   Lexer lexer_;

@@ -486,5 +486,15 @@ TEST(ParserXlaRulesTest, SparseDotErrors) {
               HasSubstr("expected a sparsity descriptor like"));
 }
 
+// The dot a dot-start wraps is held to the same operand count, reported at the
+// dot-start's opcode.
+TEST(ParserXlaRulesTest, SparseDotStartNeedsItsMetadataOperand) {
+  EXPECT_THAT(ErrorOf("ENTRY e {\n  a = f32[2,8] parameter(0)\n  b = f32[16,4] parameter(1)\n"
+                      "  s = ((f32[2,8], f32[16,4]), f32[2,4], s32[]) dot-start(a, b), "
+                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4\n"
+                      "  ROOT d = f32[2,4] dot-done(s)\n}\n"),
+              HasSubstr("4:48: error: dot expects 3 operands"));
+}
+
 }  // namespace
 }  // namespace xlite

@@ -81,5 +81,34 @@ TEST(SourcePositionsTest, ParserRecordsEachInstructionWhereItStarts) {
   EXPECT_FALSE(positions.Find(nullptr).has_value());
 }
 
+// What async sugar makes up (the wrapper computation, its parameters and the
+// wrapped op) sits on the line of the start that implies it, so that the
+// verifier's complaints about the wrapped op point there.
+TEST(SourcePositionsTest, AsyncSugarInstructionsTakeTheStartsPosition) {
+  const std::string text =
+      "HloModule m\n"
+      "ENTRY %main (x: f32[2,3], y: f32[3,5]) -> f32[2,5] {\n"
+      "  %x = f32[2,3] parameter(0)\n"
+      "  %y = f32[3,5] parameter(1)\n"
+      "  %st = ((f32[2,3], f32[3,5]), f32[2,5], s32[]) dot-start(%x, %y), "
+      "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  ROOT %dn = f32[2,5] dot-done(%st)\n"
+      "}\n";
+  SourcePositions positions;
+  ParseOptions options;
+  options.positions = &positions;
+  auto module = ParseHloModule(text, options);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  const HloComputation* wrapper = (*module)->GetComputation("async_wrapped");
+  ASSERT_NE(wrapper, nullptr);
+  ASSERT_EQ(wrapper->instructions().size(), 3u);
+  for (const auto& inst : wrapper->instructions()) {
+    std::optional<SourcePosition> at = positions.Find(inst.get());
+    ASSERT_TRUE(at.has_value()) << inst->name();
+    EXPECT_EQ(at->line, 5) << inst->name();
+    EXPECT_EQ(at->column, 3) << inst->name();
+  }
+}
+
 }  // namespace
 }  // namespace xlite
