@@ -60,14 +60,16 @@ absl::Status CheckShardings(const HloModule& module, int64_t n) {
           inst->opcode() == HloOpcode::kOutfeed
               ? OutfeedShardingShape(inst->sharding(), inst->operand(0)->shape())
               : inst->shape();
-      XLITE_RETURN_IF_ERROR(inst->sharding().Validate(described, n));
+      if (absl::Status valid = inst->sharding().Validate(described, n); !valid.ok()) {
+        return InvalidArgument("%", inst->name(), ": sharding ", PrintSharding(inst->sharding()),
+                               ": ", valid.message(), " (num_partitions in its HloModule line)");
+      }
       for (const HloSharding& leaf : LeafShardings(inst->sharding(), described)) {
         if (leaf.IsTiled() && leaf.tile_assignment().num_elements() != n) {
           return InvalidArgument("%", inst->name(), ": sharding ", PrintSharding(leaf), " covers ",
                                  leaf.tile_assignment().num_elements(),
-                                 " devices, but the module "
-                                 "has ",
-                                 n, " partitions");
+                                 " devices, but the module has ", n, " partition",
+                                 n == 1 ? "" : "s", " (num_partitions in its HloModule line)");
         }
       }
     }
@@ -405,7 +407,11 @@ absl::StatusOr<PartitionReport> PartitionModule(HloModule& module, EntrySharding
   HloComputation* old_entry = module.entry_computation();
   const std::vector<HloSharding>& parameters = shardings.parameters;
   const HloSharding& root = shardings.result;
-  if (n <= 1) return report;
+  // One partition runs the module whole: a tiled sharding cannot be met.
+  if (n <= 1) {
+    XLITE_RETURN_IF_ERROR(CheckShardings(module, 1));
+    return report;
+  }
   if (module.config().replica_count != 1) {
     return Unimplemented("SPMD partitioning with replica_count=", module.config().replica_count,
                          " (only num_partitions)");

@@ -44,6 +44,16 @@ TEST(ParserErrorsTest, PositionSourceLineAndCaret) {
             "            ^");
 }
 
+TEST(ParserErrorsTest, LongLinesAreQuotedAroundTheColumn) {
+  const std::string padding(100000, ' ');
+  std::string error = ErrorOf("ENTRY e {\n  x = f32[] parameter(0)" + padding + "@\n}\n");
+  EXPECT_THAT(error, HasSubstr("2:100025: error: unexpected character '@'\n..."));
+  EXPECT_LT(error.size(), 600u);
+  // The caret still points at the '@'.
+  const size_t quoted = error.find('\n') + 1, caret = error.find('\n', quoted) + 1;
+  EXPECT_EQ(error[quoted + (error.size() - caret) - 1], '@');
+}
+
 TEST(ParserErrorsTest, EachStructuralError) {
   EXPECT_THAT(ErrorOf("ENTRY e {\n  x = f32[] constant(1), foo=1\n}"),
               HasSubstr("2:26: error: unknown attribute 'foo'"));

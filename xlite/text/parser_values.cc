@@ -34,19 +34,36 @@ ErrorLocation Locate(std::string_view text, size_t offset) {
   return location;
 }
 
+// The most of a source line an error quotes, in bytes: a longer line shows
+// the window around the error's column, elided with "...".
+constexpr size_t kQuotedLineBytes = 200;
+
+// Moves `at` back to the start of the UTF-8 character it is inside.
+size_t CharacterStart(std::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) {
+    --at;
+  }
+  return at;
+}
+
 std::string FormatError(std::string_view file, int64_t line_offset, std::string_view text,
                         size_t offset, std::string_view message) {
   ErrorLocation location = Locate(text, offset);
   const SourcePosition& pos = location.pos;
-  std::string caret;
-  // Keep tabs so the caret lines up under the offending byte.
-  for (int64_t i = 0; i + 1 < pos.column && i < static_cast<int64_t>(location.line_text.size());
-       ++i) {
-    caret.push_back(location.line_text[i] == '\t' ? '\t' : ' ');
+  std::string_view line = location.line_text;
+  const size_t column = std::min(static_cast<size_t>(pos.column - 1), line.size());
+  size_t begin = 0, end = line.size();
+  if (line.size() > kQuotedLineBytes) {
+    begin = CharacterStart(line, column > kQuotedLineBytes / 2 ? column - kQuotedLineBytes / 2 : 0);
+    end = CharacterStart(line, std::min(line.size(), begin + kQuotedLineBytes));
   }
+  const std::string prefix = begin > 0 ? "..." : "";
+  std::string caret(prefix.size(), ' ');
+  // Keep tabs so the caret lines up under the offending byte.
+  for (size_t i = begin; i < column && i < end; ++i) caret.push_back(line[i] == '\t' ? '\t' : ' ');
   caret.push_back('^');
-  return Cat(file, ":", pos.line + line_offset, ":", pos.column, ": error: ", message, "\n",
-             location.line_text, "\n", caret);
+  return Cat(file, ":", pos.line + line_offset, ":", pos.column, ": error: ", message, "\n", prefix,
+             line.substr(begin, end - begin), end < line.size() ? "..." : "", "\n", caret);
 }
 
 }  // namespace
