@@ -75,6 +75,21 @@ double* NumberField(DeviceSpec& spec, std::string_view key) {
   return nullptr;
 }
 
+// A device figure's plausible range: rates and sizes from 1 to 1e24 (per
+// second, bytes), a latency from 0 to an hour. Outside it the roofline
+// overflows or divides by ~0 (inf, NaN or 1e300-second estimates).
+absl::Status CheckFigure(const Json& value, std::string_view origin, std::string_view key,
+                         bool is_latency) {
+  const double lo = is_latency ? 0 : 1, hi = is_latency ? 3600 : 1e24;
+  if (!value.is_number() || !(value.get<double>() >= lo && value.get<double>() <= hi)) {
+    return InvalidArgument(
+        AsAbsl(origin), ": ", AsAbsl(key), " must be a number from ", lo, " to ", hi,
+        is_latency ? " (seconds)" : "",
+        value.is_number() ? absl::StrCat(" (got ", value.get<double>(), ")") : std::string());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParsePeaks(const Json& peaks, std::string_view origin, DeviceSpec* spec) {
   if (!peaks.is_object()) {
     return InvalidArgument(AsAbsl(origin), ": peak_flops_per_second must be an object");
@@ -86,10 +101,8 @@ absl::Status ParsePeaks(const Json& peaks, std::string_view origin, DeviceSpec* 
                              "\" in peak_flops_per_second (known: ", absl::StrJoin(keys, ", "),
                              ")");
     }
-    if (!it.value().is_number() || it.value().get<double>() <= 0) {
-      return InvalidArgument(AsAbsl(origin), ": peak_flops_per_second.", it.key(),
-                             " must be a positive number");
-    }
+    XLITE_RETURN_IF_ERROR(
+        CheckFigure(it.value(), origin, absl::StrCat("peak_flops_per_second.", it.key()), false));
     spec->peak_flops_per_second.emplace_back(it.key(), it.value().get<double>());
   }
   if (std::none_of(spec->peak_flops_per_second.begin(), spec->peak_flops_per_second.end(),
@@ -139,13 +152,8 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(std::string_view json, std::string_vi
         spec.sources.emplace_back(s.key(), s.value().get<std::string>());
       }
     } else if (double* field = NumberField(spec, key)) {
-      // Latency may be 0 (one device); every rate and size must be positive.
-      const bool may_be_zero = key == "interconnect_latency_seconds";
-      if (!value.is_number() || value.get<double>() < 0 ||
-          (!may_be_zero && value.get<double>() == 0)) {
-        return InvalidArgument(AsAbsl(origin), ": ", key, " must be a ",
-                               may_be_zero ? "non-negative" : "positive", " number");
-      }
+      // Latency may be 0 (one device).
+      XLITE_RETURN_IF_ERROR(CheckFigure(value, origin, key, key == "interconnect_latency_seconds"));
       *field = value.get<double>();
     } else {
       return InvalidArgument(AsAbsl(origin), ": unknown field \"", key, "\"");

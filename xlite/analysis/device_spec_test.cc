@@ -81,7 +81,20 @@ TEST(DeviceSpec, BadSpecsAreRefused) {
                   .message(),
               HasSubstr("unknown element type class \"q7\""));
   EXPECT_THAT(ParseDeviceSpec(R"({"name": "x", "memory_bytes": -1})", "f").status().message(),
-              HasSubstr("memory_bytes must be a positive number"));
+              HasSubstr("memory_bytes must be a number from 1 to 1e+24 (got -1)"));
+  // Absurd figures would give inf, NaN or 1e300-second estimates.
+  EXPECT_THAT(ParseDeviceSpec(R"({"name": "x", "memory_bandwidth_bytes_per_second": 1e-300})", "f")
+                  .status()
+                  .message(),
+              HasSubstr("memory_bandwidth_bytes_per_second must be a number from 1 to 1e+24"));
+  EXPECT_THAT(ParseDeviceSpec(R"({"name": "x", "peak_flops_per_second": {"f32": 1e308}})", "f")
+                  .status()
+                  .message(),
+              HasSubstr("peak_flops_per_second.f32 must be a number from 1 to 1e+24"));
+  EXPECT_THAT(ParseDeviceSpec(R"({"name": "x", "interconnect_latency_seconds": 1e9})", "f")
+                  .status()
+                  .message(),
+              HasSubstr("interconnect_latency_seconds must be a number from 0 to 3600 (seconds)"));
   EXPECT_THAT(ParseDeviceSpec(R"({"nmae": "x"})", "f").status().message(),
               HasSubstr("unknown field \"nmae\""));
 }
