@@ -155,6 +155,15 @@ def failures(r):
                  [r"runs on 2 devices .* this mpirun job has 3 ranks"], 30)
     if rc != "hang" and len(re.findall(r"has 3 ranks", out + err)) != 3:
         r.fail("the wrong rank count is not reported by each of the 3 ranks", out + err)
+    # Ranks started with different inputs (here: seeds) refuse to run
+    # rather than print a result that matches no single run.
+    rc, out, err, seconds = r.run(
+        [r.mpirun, "--oversubscribe", "-np", "2", "sh", "-c",
+         '"$0" run "$1" --communicator mpi --random "$OMPI_COMM_WORLD_RANK"', r.xlite, two],
+        r.mpi_env)
+    expect_error(r, "ranks with different --random seeds", (rc, out, err, seconds),
+                 [r"rank 0: the ranks of this job do not run the same program \(rank 1: "
+                  r"inputs, options differ"], 30)
     # Diverged programs fail at once (peers' "finished" notices), long
     # before the timeout, on both runtimes.
     diverge = r.write_model("diverge.hlo", 2)

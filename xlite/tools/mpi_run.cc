@@ -5,9 +5,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/multi_device.h"
+#include "xlite/runtime/array_summary.h"
 #include "xlite/runtime/communicator.h"
+#include "xlite/text/printer.h"
 #ifdef XLITE_HAVE_MPI
 #include "xlite/runtime/mpi/mpi_communicator.h"
 #endif
@@ -29,6 +32,45 @@ absl::Status MpiRank::CheckDeviceCount(const HloModule& module) const {
                            "; start it with mpirun -np ", replicas * partitions);
   }
   return absl::OkStatus();
+}
+
+absl::Status MpiRank::CheckAgreement(const HloModule& module, absl::Span<const Literal> args,
+                                     std::string_view options) {
+  std::string inputs;
+  for (const Literal& arg : args) {
+    for (const Literal* leaf : runtime::Leaves(arg)) {
+      absl::StrAppend(&inputs, leaf->shape().ToString(), ":");
+      inputs.append(reinterpret_cast<const char*>(leaf->raw_data().data()),
+                    leaf->raw_data().size());
+    }
+  }
+  static constexpr const char* kWhat[] = {"module", "inputs", "options"};
+  Literal mine(Shape(PrimitiveType::U64, {3}));
+  mine.Set<uint64_t>(0, runtime::Fnv1a64(PrintModule(module)));
+  mine.Set<uint64_t>(1, runtime::Fnv1a64(inputs));
+  mine.Set<uint64_t>(2, runtime::Fnv1a64(options));
+  std::vector<int64_t> everyone(static_cast<size_t>(size()));
+  for (int64_t r = 0; r < size(); ++r) everyone[static_cast<size_t>(r)] = r;
+  XLITE_ASSIGN_OR_RETURN(
+      std::shared_ptr<const std::vector<Literal>> all,
+      communicator()->Exchange("xlite-run-agreement", rank(), everyone, std::move(mine)));
+  std::vector<std::string> differences;
+  for (int64_t r = 1; r < size(); ++r) {
+    std::vector<std::string> what;
+    for (int64_t i = 0; i < 3; ++i) {
+      if ((*all)[static_cast<size_t>(r)].Get<uint64_t>(i) != (*all)[0].Get<uint64_t>(i)) {
+        what.push_back(kWhat[i]);
+      }
+    }
+    if (!what.empty()) {
+      differences.push_back(absl::StrCat("rank ", r, ": ", absl::StrJoin(what, ", ")));
+    }
+  }
+  if (differences.empty()) return absl::OkStatus();
+  return InvalidArgument("the ranks of this job do not run the same program (",
+                         absl::StrJoin(differences, "; "),
+                         " differ from rank 0's): give every rank the same module, --inputs or "
+                         "--random seed, and options");
 }
 
 #ifdef XLITE_HAVE_MPI

@@ -35,6 +35,14 @@ class MpiRank {
   // An error unless the job has one rank per device of `module`.
   absl::Status CheckDeviceCount(const HloModule& module) const;
 
+  // Every rank hashes its module, its global inputs and `options` (what
+  // else changes the result) and the ranks compare the hashes: an error
+  // naming each rank that differs from rank 0 and in what, the same on
+  // every rank. Ranks started with different files or seeds would
+  // otherwise compute a result that matches no single run.
+  absl::Status CheckAgreement(const HloModule& module, absl::Span<const Literal> args,
+                              std::string_view options);
+
   // Runs this rank's device of `module` (replica rank / num_partitions,
   // partition rank % num_partitions) on `args`. Rank 0 returns every
   // device's result in device order, or the error that caused the failure;

@@ -120,6 +120,18 @@ std::optional<Failure> Execute(RunOptions options, HloModule& module, std::vecto
     if (!saved.ok()) return Failure{kExitInvalidInput, std::string(saved.message())};
     return std::nullopt;
   };
+  // Every rank checks the job before partitioning: one rank per device, and
+  // the same module, inputs and options as rank 0.
+  if (mpi != nullptr) {
+    if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
+      return Failure{kExitInvalidInput, std::string(fits.message())};
+    }
+    const std::string result_options = absl::StrCat(
+        "spmd=", options.spmd, " backend=", options.backend, " rng_seed=", eval_options.rng_seed);
+    if (absl::Status same = mpi->CheckAgreement(module, args, result_options); !same.ok()) {
+      return Failure{kExitInvalidInput, mpi->is_root() ? std::string(same.message()) : ""};
+    }
+  }
   SetActivity(absl::StrCat("evaluating ", name));
   if (options.spmd) {
     SetActivity(absl::StrCat("partitioning ", name));
@@ -140,9 +152,6 @@ std::optional<Failure> Execute(RunOptions options, HloModule& module, std::vecto
     if (mpi != nullptr) {
       // Every rank partitions the same module the same way and takes its
       // own shard of the global inputs; rank 0 assembles the outputs.
-      if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
-        return Failure{kExitInvalidInput, std::string(fits.message())};
-      }
       absl::StatusOr<std::vector<Literal>> shards =
           spmd::PartitionArguments(*partitioned->entry, args, mpi->rank());
       if (!shards.ok()) return Failure{kExitInvalidInput, std::string(shards.status().message())};
@@ -160,9 +169,6 @@ std::optional<Failure> Execute(RunOptions options, HloModule& module, std::vecto
     if (!result.ok()) return EvaluationFailure(result.status(), options);
     results.push_back(*std::move(result));
   } else if (mpi != nullptr) {
-    if (absl::Status fits = mpi->CheckDeviceCount(module); !fits.ok()) {
-      return Failure{kExitInvalidInput, std::string(fits.message())};
-    }
     if (std::optional<Failure> failed = save_compiled()) return failed;
     absl::StatusOr<std::vector<Literal>> all = mpi->RunDevice(module, args, eval_options);
     if (!all.ok() && all.status().code() == absl::StatusCode::kAborted && !mpi->is_root()) {
