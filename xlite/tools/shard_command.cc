@@ -25,6 +25,7 @@
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
+#include "xlite/tools/report_output.h"
 
 namespace xlite::tools {
 namespace {
@@ -76,13 +77,13 @@ bool Wanted(const ShardOptions& options, const HloInstruction& inst) {
   return false;
 }
 
-nlohmann::json OriginJson(const spmd::PropagationResult& result,
-                          const spmd::InstructionOrigins& origins, int64_t leaf) {
+nlohmann::ordered_json OriginJson(const spmd::PropagationResult& result,
+                                  const spmd::InstructionOrigins& origins, int64_t leaf) {
   const spmd::ShardingOrigin& o = origins.leaves[leaf];
   static constexpr const char* kKinds[] = {"none",     "annotation", "forward",
                                            "backward", "linked",     "rule"};
-  nlohmann::json j = {{"kind", kKinds[static_cast<int>(o.kind)]},
-                      {"sharding", LeafSharding(*origins.instruction, leaf)}};
+  nlohmann::ordered_json j = {{"kind", kKinds[static_cast<int>(o.kind)]},
+                              {"sharding", LeafSharding(*origins.instruction, leaf)}};
   if (o.from != nullptr) j["from"] = o.from->name();
   if (!o.rule.empty()) j["rule"] = std::string(o.rule);
   if (o.kind != spmd::ShardingOrigin::Kind::kAnnotation &&
@@ -95,34 +96,35 @@ nlohmann::json OriginJson(const spmd::PropagationResult& result,
   return j;
 }
 
-nlohmann::json SummaryJson(const spmd::PartitionSummary& s) {
-  nlohmann::json values = nlohmann::json::array();
+nlohmann::ordered_json SummaryJson(const spmd::PartitionSummary& s) {
+  nlohmann::ordered_json values = nlohmann::ordered_json::array();
   for (const spmd::PartitionSummary::Value& v : s.largest_values) {
     values.push_back(
         {{"bytes", v.bytes}, {"computation", v.computation}, {"name", v.name}, {"shape", v.shape}});
   }
-  nlohmann::json kinds = nlohmann::json::array();
+  nlohmann::ordered_json kinds = nlohmann::ordered_json::array();
   for (const spmd::PartitionSummary::Kind& k : s.kinds) {
-    nlohmann::json kind = {{"kind", k.kind}, {"count", k.count}, {"bytes_per_device", k.bytes}};
+    nlohmann::ordered_json kind = {
+        {"kind", k.kind}, {"count", k.count}, {"bytes_per_device", k.bytes}};
     if (k.seconds.has_value()) kind["seconds"] = *k.seconds;
     kinds.push_back(std::move(kind));
   }
-  nlohmann::json collectives = nlohmann::json::array();
+  nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
   for (size_t i = 0; i < s.collectives.size(); ++i) {
     const spmd::InsertedCollective& c = s.collectives[i];
-    nlohmann::json j = {{"kind", c.kind},
-                        {"name", c.name},
-                        {"computation", c.computation},
-                        {"bytes_per_device", c.bytes},
-                        {"reason", c.reason},
-                        {"producer", c.producer},
-                        {"producer_sharding", c.producer_sharding},
-                        {"consumer", c.consumer},
-                        {"needed_sharding", c.needed_sharding}};
+    nlohmann::ordered_json j = {{"kind", c.kind},
+                                {"name", c.name},
+                                {"computation", c.computation},
+                                {"bytes_per_device", c.bytes},
+                                {"reason", c.reason},
+                                {"producer", c.producer},
+                                {"producer_sharding", c.producer_sharding},
+                                {"consumer", c.consumer},
+                                {"needed_sharding", c.needed_sharding}};
     if (s.collective_seconds[i].has_value()) j["seconds"] = *s.collective_seconds[i];
     collectives.push_back(std::move(j));
   }
-  nlohmann::json fallbacks = nlohmann::json::array();
+  nlohmann::ordered_json fallbacks = nlohmann::ordered_json::array();
   for (const spmd::PartitionFallback& f : s.fallbacks) {
     fallbacks.push_back({{"instruction", f.instruction},
                          {"opcode", f.opcode},
@@ -142,7 +144,7 @@ nlohmann::json SummaryJson(const spmd::PartitionSummary& s) {
 // sharding (with the chain and conflicts), or the same as JSON, and totals.
 struct PropagationView {
   std::string text;  // the instruction listing, or the module with --print-module
-  nlohmann::json instructions = nlohmann::json::array();
+  nlohmann::ordered_json instructions = nlohmann::ordered_json::array();
   int64_t total = 0, annotated = 0, conflicts = 0, unsharded = 0, rounds = 0;
 };
 
@@ -158,7 +160,7 @@ PropagationView DescribePropagation(const ShardOptions& options, const HloModule
     }
     if (!Wanted(options, inst)) continue;
     if (options.json) {
-      nlohmann::json leaves = nlohmann::json::array();
+      nlohmann::ordered_json leaves = nlohmann::ordered_json::array();
       for (size_t l = 0; l < origins.leaves.size(); ++l) {
         leaves.push_back(OriginJson(result, origins, static_cast<int64_t>(l)));
       }
@@ -250,7 +252,7 @@ int RunShard(const ShardOptions& options) {
     PrintError(absl::StrCat("xlite shard: --explain: ", *unknown));
     return kExitUsage;
   }
-  nlohmann::json json_modules = nlohmann::json::array();
+  nlohmann::ordered_json json_modules = nlohmann::ordered_json::array();
   for (LoadedModule& loaded : modules) {
     HloModule& module = *loaded.module;
     // Propagation alone, or the compile pipeline's partition stage (which
@@ -304,7 +306,7 @@ int RunShard(const ShardOptions& options) {
     }
     if (!view.has_value()) continue;
     if (options.json) {
-      nlohmann::json json_module = {
+      nlohmann::ordered_json json_module = {
           {"module", module.name()},      {"instructions", view->instructions},
           {"total", view->total},         {"annotated_values", view->annotated},
           {"unsharded", view->unsharded}, {"conflicts", view->conflicts},
@@ -319,7 +321,9 @@ int RunShard(const ShardOptions& options) {
               << " annotated values, " << view->unsharded << " without a sharding, "
               << view->conflicts << " conflicts, " << view->rounds << " rounds\n";
   }
-  if (options.json) std::cout << json_modules.dump(1) << "\n";
+  if (options.json && !json_modules.empty()) {
+    PrintReports(options.input, /*json=*/true, json_modules, "");
+  }
   return ok ? kExitOk : kExitInvalidInput;
 }
 
