@@ -67,8 +67,12 @@ struct Input {
 
 void AddHloFiles(const std::string& dir, bool recursive, std::vector<std::string>& paths) {
   if (!std::filesystem::exists(dir)) return;
+  // lit's Output/ folders hold what earlier lit runs generated (deep and
+  // refused modules among them), not test sources.
   auto add = [&](const std::filesystem::directory_entry& entry) {
-    if (entry.path().extension() == ".hlo") paths.push_back(entry.path().string());
+    if (entry.path().extension() == ".hlo" && entry.path().parent_path().filename() != "Output") {
+      paths.push_back(entry.path().string());
+    }
   };
   if (recursive) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) add(entry);

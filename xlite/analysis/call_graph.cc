@@ -3,7 +3,14 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace xlite {
+
+std::string CallDepthMessage() {
+  return absl::StrCat("computations nested more than ", kMaxCallDepth,
+                      " deep (xlite's limit on chains of calls, fusions and control flow)");
+}
 
 CallKind CallKindOf(HloOpcode opcode) {
   switch (opcode) {

@@ -31,6 +31,13 @@ enum class CallKind : uint8_t {
   kAsync,
 };
 
+// The deepest nesting of computations (a chain of calls of any kind) xlite
+// takes: the verifier refuses deeper modules, so every layer may walk called
+// computations recursively within a thread's stack.
+inline constexpr int64_t kMaxCallDepth = 1000;
+// The refusal's one text: "computations nested more than 1000 deep ...".
+std::string CallDepthMessage();
+
 // The one place saying which kind of call an opcode makes.
 CallKind CallKindOf(HloOpcode opcode);
 std::string_view CallKindName(CallKind kind);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/cost_formulas.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
@@ -396,9 +397,7 @@ class Flattener {
       : analysis_(analysis), options_(options), out_(out) {}
 
   absl::Status Visit(const HloComputation& computation, double executions, int depth) {
-    if (depth > 256) {
-      return InvalidArgument("calls nested more than 256 deep (is there a cycle?)");
-    }
+    if (depth > kMaxCallDepth) return InvalidArgument(CallDepthMessage());
     for (const auto& inst : computation.instructions()) {
       const auto& called = inst->called_computations();
       if (inst->opcode() == HloOpcode::kWhile && called.size() == 2) {

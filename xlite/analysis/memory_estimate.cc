@@ -40,10 +40,14 @@ class PeakEstimator {
     for (const HloInstruction* inst : order) {
       if (inst->opcode() == HloOpcode::kParameter) continue;
       int64_t bytes = ValueBytes(inst->shape());
-      int64_t during = SaturatingAdd(live, SaturatingMultiply(bytes, 2));
+      // The computations one instruction calls never run at once (while
+      // condition and body, conditional branches), so the largest counts:
+      // a sum would grow exponentially with nested shared branches.
+      int64_t callees = 0;
       for (const HloComputation* callee : inst->called_computations()) {
-        if (callee != nullptr) during = SaturatingAdd(during, Peak(*callee));
+        if (callee != nullptr) callees = std::max(callees, Peak(*callee));
       }
+      int64_t during = SaturatingAdd(SaturatingAdd(live, SaturatingMultiply(bytes, 2)), callees);
       peak = std::max(peak, during);
       live = SaturatingAdd(live, bytes);
       for (const HloInstruction* operand : inst->operands()) {

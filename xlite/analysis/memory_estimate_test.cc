@@ -33,8 +33,9 @@ ENTRY e {
 }
 
 TEST(MemoryEstimateTest, CalledComputationsAndDevicesAddUp) {
-  // The loop body's peak (its add: 2 x 4 bytes) is added to the while's own
-  // (2 x 4); two replicas double everything.
+  // The larger of the condition's and the body's peaks (the body's add: 2 x 4
+  // bytes; they never run at once) is added to the while's own (2 x 4); two
+  // replicas double everything.
   std::unique_ptr<HloModule> module = testing::Parse(R"(
 HloModule m, replica_count=2
 cond {
@@ -52,8 +53,8 @@ ENTRY e {
   ASSERT_NE(module, nullptr);
   RunMemoryEstimate estimate = EstimateRunMemory(*module);
   EXPECT_EQ(estimate.devices, 2);
-  // Entry: z (4, live) then w: 4 + 2 x 4 + cond (2 x 1) + body (2 x 4) = 22.
-  EXPECT_EQ(estimate.total_bytes, 2 * 22);
+  // Entry: z (4, live) then w: 4 + 2 x 4 + max(cond 2 x 1, body 2 x 4) = 20.
+  EXPECT_EQ(estimate.total_bytes, 2 * 20);
 }
 
 TEST(MemoryEstimateTest, HugeModulesSaturateInsteadOfOverflowing) {

@@ -149,6 +149,7 @@ std::vector<Violation> FindViolations(const HloModule& module, const VerifyOptio
   if (module.entry_computation() != nullptr) {
     verifier::CheckModuleConfig(module, options, errors);
   }
+  verifier::CheckCallNesting(module, errors);
   verifier::CheckAllReduceLayoutConstraints(module, errors);
   if (module.is_scheduled()) verifier::CheckSchedule(module, errors);
   return out;

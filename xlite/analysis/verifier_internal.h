@@ -79,6 +79,9 @@ void CheckInferredLayout(const HloInstruction& inst, const Shape& inferred, Erro
 // A scheduled module's schedule: one sequence per non-fusion computation, a
 // topological order of exactly its instructions (verifier_schedule.cc).
 void CheckSchedule(const HloModule& module, ErrorSink& errors);
+// No computation calls itself (directly or not) and no chain of calls is
+// longer than kMaxCallDepth.
+void CheckCallNesting(const HloModule& module, ErrorSink& errors);
 // All all-reduces of the module constrain their layout, or none does.
 void CheckAllReduceLayoutConstraints(const HloModule& module, ErrorSink& errors);
 

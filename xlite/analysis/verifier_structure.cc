@@ -1,9 +1,11 @@
 // Structural checks of one computation: unique instruction names, parameter
 // numbers 0..n-1 each used once, a root inside the computation, operands and
-// control edges inside the computation, and no cycle through them.
+// control edges inside the computation, and no cycle through them; across
+// computations, no cycle of calls and no chain longer than kMaxCallDepth.
 #include <algorithm>
 #include <deque>
 
+#include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/verifier_internal.h"
 #include "xlite/base/name_hash.h"
 
@@ -159,6 +161,42 @@ void CheckComputationStructure(const HloComputation& comp, InstructionPositions&
   }
   if (forward_edge) CheckAcyclic(comp, positions, errors);
   CheckParameterNumbersContiguous(comp, parameters, errors);
+}
+
+// An iterative depth-first search over all computations computing each one's
+// height (the computations on its longest chain of calls); 0 marks one on the
+// stack, so meeting it again is a cycle. Reports the first failure only: every
+// caller above it would fail too.
+void CheckCallNesting(const HloModule& module, ErrorSink& errors) {
+  const CallGraph graph(module);
+  absl::flat_hash_map<const HloComputation*, int64_t> height;
+  for (const auto& root : module.computations()) {
+    if (!height.try_emplace(root.get(), 0).second) continue;
+    std::vector<std::pair<const HloComputation*, size_t>> stack = {{root.get(), 0}};
+    while (!stack.empty()) {
+      auto& [comp, next] = stack.back();
+      absl::Span<const CallSite> sites = graph.CallSitesIn(*comp);
+      if (next < sites.size()) {
+        const HloComputation* callee = sites[next++].callee();
+        if (callee == nullptr) continue;  // reported by CheckCalledComputations
+        auto [it, fresh] = height.try_emplace(callee, 0);
+        if (fresh) {
+          stack.emplace_back(callee, 0);
+        } else if (it->second == 0) {
+          return errors.Add(*comp, absl::StrCat("calls %", callee->name(),
+                                                ", which calls it back (a cycle of calls)"));
+        }
+        continue;
+      }
+      int64_t longest = 0;
+      for (const CallSite& site : sites) {
+        if (site.callee() != nullptr) longest = std::max(longest, height[site.callee()]);
+      }
+      height[comp] = longest + 1;
+      if (longest + 1 > kMaxCallDepth) return errors.Add(*comp, CallDepthMessage());
+      stack.pop_back();
+    }
+  }
 }
 
 }  // namespace xlite::verifier

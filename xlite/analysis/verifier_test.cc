@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/test_util.h"
 #include "xlite/ir/builder.h"
 
@@ -141,6 +142,36 @@ TEST(VerifierTest, ReportsControlDependencyCycle) {
   EXPECT_THAT(Errors(*module),
               HasSubstr("in computation %main: lies on a cycle of operands and control "
                         "dependencies"));
+}
+
+TEST(VerifierTest, ReportsCallCycleAndNestingDeeperThanTheLimit) {
+  std::unique_ptr<HloModule> module = Parse(R"(
+%leaf (x: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  ROOT %n = f32[] negate(%x)
+}
+%inner (y: f32[]) -> f32[] {
+  %y = f32[] parameter(0)
+  ROOT %c = f32[] call(%y), to_apply=%leaf
+}
+ENTRY %main (p: f32[]) -> f32[] {
+  %p = f32[] parameter(0)
+  ROOT %c = f32[] call(%p), to_apply=%inner
+})");
+  ASSERT_NE(module, nullptr);
+  HloComputation* inner = module->GetComputation("inner");
+  inner->root_instruction()->set_called_computation(0, inner);
+  EXPECT_THAT(Errors(*module),
+              HasSubstr("computation %inner: calls %inner, which calls it back (a cycle"));
+
+  std::string chain = "c0 {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n";
+  for (int64_t i = 1; i <= kMaxCallDepth; ++i) {
+    absl::StrAppend(&chain, i == kMaxCallDepth ? "ENTRY " : "", "c", i,
+                    " {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=c", i - 1,
+                    "\n}\n");
+  }
+  EXPECT_EQ(VerifyErrors(chain),
+            absl::StrCat("computation %c", kMaxCallDepth, ": ", CallDepthMessage()));
 }
 
 TEST(VerifierTest, ReportsOperandFromAnotherComputation) {

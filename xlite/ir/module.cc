@@ -28,6 +28,17 @@ HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> 
   return raw;
 }
 
+void HloModule::ReorderComputations(absl::Span<HloComputation* const> order) {
+  XLITE_CHECK(order.size() == computations_.size());
+  absl::flat_hash_map<const HloComputation*, std::unique_ptr<HloComputation>> owned;
+  for (auto& c : computations_) owned.emplace(c.get(), std::move(c));
+  for (size_t i = 0; i < order.size(); ++i) {
+    auto it = owned.find(order[i]);
+    XLITE_CHECK(it != owned.end() && it->second != nullptr);
+    computations_[i] = std::move(it->second);
+  }
+}
+
 int64_t HloModule::RemoveComputationsIf(const std::function<bool(const HloComputation*)>& is_dead) {
   size_t before = computations_.size();
   std::erase_if(computations_, [&](const std::unique_ptr<HloComputation>& c) {

@@ -91,6 +91,9 @@ class HloModule {
                                        const HloComputation* user);
   // Callees before callers, as in the text.
   const std::vector<std::unique_ptr<HloComputation>>& computations() const { return computations_; }
+  // Puts the computations in `order`, a permutation of computations() (one
+  // step where many AddComputationBefore calls would each shift the list).
+  void ReorderComputations(absl::Span<HloComputation* const> order);
   HloComputation* entry_computation() const { return entry_; }
   void set_entry_computation(HloComputation* c) { entry_ = c; }
   HloComputation* GetComputation(std::string_view name) const;

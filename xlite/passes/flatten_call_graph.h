@@ -7,9 +7,15 @@
 #ifndef XLITE_PASSES_FLATTEN_CALL_GRAPH_H_
 #define XLITE_PASSES_FLATTEN_CALL_GRAPH_H_
 
+#include <cstdint>
+
 #include "xlite/passes/pass.h"
 
 namespace xlite {
+
+// The most instructions the pass copies; beyond it the pass refuses (before
+// changing anything) instead of growing the module exponentially.
+inline constexpr int64_t kMaxFlattenCopies = int64_t{1} << 20;
 
 class FlattenCallGraphPass : public HloPass {
  public:

@@ -20,7 +20,7 @@ HloInstruction* InstructionMaker::Add(HloComputation& c, HloOpcode opcode, Shape
   inst->set_attrs(std::move(attrs));
   inst->set_name(names_.GetUniqueName(std::string(OpcodeName(opcode))));
   inst->set_unique_id(module_.NextUniqueId());
-  if (std::find(touched_.begin(), touched_.end(), &c) == touched_.end()) touched_.push_back(&c);
+  if (touched_set_.insert(&c).second) touched_.push_back(&c);
   return c.AddInstruction(std::move(inst));
 }
 
@@ -140,6 +140,7 @@ HloInstruction* InstructionMaker::Parameter(HloComputation& c, int64_t number,
 void InstructionMaker::Finish() {
   for (HloComputation* c : touched_) c->SortInstructionsTopologically();
   touched_.clear();
+  touched_set_.clear();
   module_.UpdateSchedule();
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/types/span.h"
 #include "xlite/ir/builder.h"
 #include "xlite/ir/module.h"
@@ -65,7 +66,8 @@ class InstructionMaker {
 
   HloModule& module_;
   NameUniquer names_;
-  std::vector<HloComputation*> touched_;
+  std::vector<HloComputation*> touched_;                    // in first-touch order
+  absl::flat_hash_set<const HloComputation*> touched_set_;  // looked up only
 };
 
 }  // namespace xlite

@@ -15,6 +15,10 @@
 namespace xlite::cpu {
 namespace {
 
+// The kernel emitter recurses once per level of a fused expression: a longer
+// chain starts a new fusion, so emission stays well within a thread's stack.
+constexpr int64_t kMaxFusedLevels = 256;
+
 // Members consumers first, the root at the front; `side`, when set, is the
 // root reduce's operand, also returned (its other users read it there).
 struct Group {
@@ -114,7 +118,7 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
   HloComputation& entry = *module.entry_computation();
   std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
   // Reverse post order: every user is placed before its operands.
-  absl::flat_hash_map<const HloInstruction*, int64_t> group_of;
+  absl::flat_hash_map<const HloInstruction*, int64_t> group_of, level_of;
   std::vector<Group> groups;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     HloInstruction* inst = *it;
@@ -134,9 +138,21 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
       }
       target = found->second;
     }
+    // How far below its group's root `inst` would sit in `group`.
+    auto level_in = [&](int64_t group) {
+      int64_t level = 0;
+      for (const HloInstruction* user : inst->users()) {
+        auto found = group_of.find(user);
+        if (found != group_of.end() && found->second == group) {
+          level = std::max(level, level_of[user] + 1);
+        }
+      }
+      return level;
+    };
+    if (one_group && level_in(target) >= kMaxFusedLevels) one_group = false;
     if (!one_group) {
       target = SideOutputGroup(*inst, entry, group_of, groups);
-      if (target >= 0) {
+      if (target >= 0 && level_in(target) < kMaxFusedLevels) {
         groups[target].side = inst;
       } else {
         target = static_cast<int64_t>(groups.size());
@@ -145,6 +161,7 @@ absl::StatusOr<bool> LoopFusion::Run(HloModule& module) {
     }
     groups[target].members.push_back(inst);
     group_of[inst] = target;
+    level_of[inst] = level_in(target);
   }
   InstructionMaker maker(module);
   bool changed = false;
