@@ -88,13 +88,14 @@ Report MemoryJson(const HloModule& module, const std::string& backend,
 Report ScheduleJson(const HloModule& module, const std::string& device_name, bool spmd,
                     std::optional<int64_t> memory_limit, int max_in_flight) {
   if (max_in_flight < 1) throw XliteError("max_in_flight must be >= 1");
+  if (memory_limit && *memory_limit < 1) throw XliteError("memory_limit must be >= 1 byte");
   const DeviceSpec device = ValueOrThrow(LoadDeviceSpec(device_name));
   std::unique_ptr<HloModule> scheduled = VerifiedClone(module);
   compiler::CompileOptions options;
   options.partition = spmd;
   options.schedule_on = device;
   options.schedule.max_in_flight_per_kind = max_in_flight;
-  if (memory_limit && *memory_limit > 0) options.schedule.memory_limit_bytes = memory_limit;
+  if (memory_limit) options.schedule.memory_limit_bytes = memory_limit;
   compiler::CompileResult compiled = CompileOrThrow(*scheduled, options, "");
   return Report{
       tools::ScheduleReportJson(*compiled.schedule, device, FiguresArePerDevice(*scheduled)).dump(),

@@ -200,9 +200,9 @@ void AddSchedCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   command
       ->add_option("--memory-limit", options->memory_limit,
-                   "Bytes the schedule may hold at its peak (default: the memory "
-                   "schedule's peak)")
-      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
+                   "Bytes the schedule may hold at its peak, at least 1 (default: the "
+                   "memory schedule's peak); like run's --memory-budget, 0 is not \"no limit\"")
+      ->check(IntegerIn(1, std::numeric_limits<int64_t>::max()));
   command
       ->add_option("--max-in-flight", options->max_in_flight,
                    "Collectives of one kind in flight at once")
