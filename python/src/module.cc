@@ -60,18 +60,19 @@ NB_MODULE(_xlite, m) {
            })
       .def("cost",
            [](const ModuleHandle& h, const std::string& device, bool spmd, bool xla_compat,
-              int64_t top) {
-             return ReportTuple(CostJson(*h.module, device, spmd, xla_compat, top));
+              int64_t top, const std::string& group_by) {
+             return ReportTuple(CostJson(*h.module, device, spmd, xla_compat, top, group_by));
            })
       .def("memory",
            [](const ModuleHandle& h, const std::string& backend, const std::string& device,
-              const std::string& scheduler, int64_t top) {
-             return ReportTuple(MemoryJson(*h.module, backend, device, scheduler, top));
+              const std::string& scheduler, int64_t top, const std::string& group_by) {
+             return ReportTuple(MemoryJson(*h.module, backend, device, scheduler, top, group_by));
            })
       .def("schedule",
            [](const ModuleHandle& h, const std::string& device, bool spmd,
-              std::optional<int64_t> memory_limit, int max_in_flight) {
-             return ReportTuple(ScheduleJson(*h.module, device, spmd, memory_limit, max_in_flight));
+              std::optional<int64_t> memory_limit, int max_in_flight, const std::string& group_by) {
+             return ReportTuple(
+                 ScheduleJson(*h.module, device, spmd, memory_limit, max_in_flight, group_by));
            })
       .def("optimize",
            [](const ModuleHandle& h, const std::string& pipeline, const std::string& passes) {

@@ -34,11 +34,18 @@ compiler::CompileResult CompileOrThrow(HloModule& module, const compiler::Compil
   return ValueOrThrow(compiler::Compile(module, options), context);
 }
 
+tools::GroupBy GroupByOrThrow(const std::string& name) {
+  std::optional<tools::GroupBy> by = tools::GroupByFromName(name);
+  if (!by) throw XliteError("group_by must be op_name or source, got '" + name + "'");
+  return *by;
+}
+
 }  // namespace
 
 Report CostJson(const HloModule& module, const std::string& device_name, bool spmd, bool xla_compat,
-                int64_t top) {
+                int64_t top, const std::string& group_by) {
   if (top < 0) throw XliteError("top must be >= 0");
+  const tools::GroupBy by = GroupByOrThrow(group_by);
   const DeviceSpec device = ValueOrThrow(LoadDeviceSpec(device_name));
   std::unique_ptr<HloModule> costed = VerifiedClone(module);
   Report report;
@@ -50,12 +57,18 @@ Report CostJson(const HloModule& module, const std::string& device_name, bool sp
   const CostOptions cost_options = xla_compat ? CostOptions::XlaCompat() : CostOptions();
   ModuleCost cost = ValueOrThrow(AnalyzeModuleCost(*costed, cost_options));
   tools::CostReport made = tools::MakeCostReport(*costed, std::move(cost), device);
-  report.json = tools::CostReportJson(made, device, FiguresArePerDevice(*costed), top).dump();
+  nlohmann::ordered_json json =
+      tools::CostReportJson(made, device, FiguresArePerDevice(*costed), top);
+  if (by != tools::GroupBy::kNone) tools::AddGroupsJson(tools::GroupCostRows(made, by), &json);
+  report.json = json.dump();
   return report;
 }
 
 Report MemoryJson(const HloModule& module, const std::string& backend,
-                  const std::string& device_name, const std::string& scheduler_name, int64_t top) {
+                  const std::string& device_name, const std::string& scheduler_name, int64_t top,
+                  const std::string& group_by) {
+  const tools::GroupBy by = GroupByOrThrow(group_by);
+  const int64_t analyzed_top = by != tools::GroupBy::kNone ? 0 : top;
   const bool module_order = scheduler_name == "module";
   std::optional<MemoryScheduler> scheduler = MemorySchedulerFromName(scheduler_name);
   if (!scheduler && !module_order) {
@@ -73,20 +86,26 @@ Report MemoryJson(const HloModule& module, const std::string& backend,
   if (backend.empty()) {
     nb::gil_scoped_release unlocked;
     memory = ValueOrThrow(tools::AnalyzeMemoryAsWritten(
-        *planned, scheduler.value_or(MemoryScheduler::kBest), module_order, top));
+        *planned, scheduler.value_or(MemoryScheduler::kBest), module_order, analyzed_top));
   } else {
     compiler::CompileOptions options;
     options.backend = backend;
     options.analyze_memory = true;
-    options.memory_top = top;
+    options.memory_top = analyzed_top;
     memory = *CompileOrThrow(*planned, options, "").memory;
   }
-  return Report{
-      tools::MemoryReportJson(memory, device ? &*device : nullptr, per_device, backend).dump(), {}};
+  std::optional<tools::GroupedRows> groups;
+  if (by != tools::GroupBy::kNone) groups = tools::GroupBuffersThenKeepTop(&memory, by, top);
+  nlohmann::ordered_json json =
+      tools::MemoryReportJson(memory, device ? &*device : nullptr, per_device, backend);
+  if (groups) tools::AddGroupsJson(*groups, &json);
+  return Report{json.dump(), {}};
 }
 
 Report ScheduleJson(const HloModule& module, const std::string& device_name, bool spmd,
-                    std::optional<int64_t> memory_limit, int max_in_flight) {
+                    std::optional<int64_t> memory_limit, int max_in_flight,
+                    const std::string& group_by) {
+  const tools::GroupBy by = GroupByOrThrow(group_by);
   if (max_in_flight < 1) throw XliteError("max_in_flight must be >= 1");
   if (memory_limit && *memory_limit < 1) throw XliteError("memory_limit must be >= 1 byte");
   const DeviceSpec device = ValueOrThrow(LoadDeviceSpec(device_name));
@@ -97,9 +116,12 @@ Report ScheduleJson(const HloModule& module, const std::string& device_name, boo
   options.schedule.max_in_flight_per_kind = max_in_flight;
   if (memory_limit) options.schedule.memory_limit_bytes = memory_limit;
   compiler::CompileResult compiled = CompileOrThrow(*scheduled, options, "");
-  return Report{
-      tools::ScheduleReportJson(*compiled.schedule, device, FiguresArePerDevice(*scheduled)).dump(),
-      std::move(compiled.warnings)};
+  nlohmann::ordered_json json =
+      tools::ScheduleReportJson(*compiled.schedule, device, FiguresArePerDevice(*scheduled));
+  if (by != tools::GroupBy::kNone) {
+    tools::AddGroupsJson(tools::GroupCollectives(compiled.schedule->scheduled, by), &json);
+  }
+  return Report{json.dump(), std::move(compiled.warnings)};
 }
 
 Optimized OptimizeModule(const HloModule& module, const std::string& pipeline,

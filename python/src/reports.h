@@ -18,15 +18,17 @@ struct Report {
   std::vector<std::string> warnings;  // what the command prints as warnings
 };
 
+// `group_by` below is `--group-by`: "" (none), "op_name" or "source".
 // `xlite cost --device DEVICE [--spmd] [--xla-compat] --top TOP --json`.
 Report CostJson(const HloModule& module, const std::string& device, bool spmd, bool xla_compat,
-                int64_t top);
+                int64_t top, const std::string& group_by);
 // `xlite mem [--backend B] [--device D] --scheduler S --top TOP --json`.
 Report MemoryJson(const HloModule& module, const std::string& backend, const std::string& device,
-                  const std::string& scheduler, int64_t top);
+                  const std::string& scheduler, int64_t top, const std::string& group_by);
 // `xlite sched --device DEVICE [--spmd] [--memory-limit] --json`.
 Report ScheduleJson(const HloModule& module, const std::string& device, bool spmd,
-                    std::optional<int64_t> memory_limit, int max_in_flight);
+                    std::optional<int64_t> memory_limit, int max_in_flight,
+                    const std::string& group_by);
 
 struct Optimized {
   ModuleHandle module;

@@ -28,6 +28,20 @@ def test_schedule(module_file):
     assert report["step_seconds"] > 0 and "collectives" in report
 
 
+def test_group_by(module_file):
+    module = xlite.Module.from_file(str(module_file))
+    cost = module.cost(group_by="op_name", top=0)
+    assert cost["group_by"] == "op_name"
+    assert sum(g["instructions"] for g in cost["groups"]) == len(cost["instructions"])
+    assert abs(sum(g["flops"] for g in cost["groups"]) - cost["flops"]) <= 1e-6 * max(1, cost["flops"])
+    memory = module.memory(group_by="source", top=1)
+    assert len(memory["top_buffers"]) <= 1
+    assert sum(g["buffers"] for g in memory["groups"]) >= len(memory["top_buffers"])
+    assert module.schedule(group_by="source")["group_by"] == "source"
+    with pytest.raises(xlite.XliteError, match="group_by must be op_name or source"):
+        module.cost(group_by="line")
+
+
 def test_optimize_keeps_the_results(module_file):
     module = xlite.Module.from_file(str(module_file))
     optimized = module.optimize("default")

@@ -124,22 +124,29 @@ class Module:
         return compile(self, backend=backend, spmd=spmd, threads=threads)(*arrays, seed=seed)
 
     def cost(self, device: str = "h100", *, spmd: bool = False, top: int = 20,
-             xla_compat: bool = False) -> dict:
+             xla_compat: bool = False, group_by: Optional[str] = None) -> dict:
         """``xlite cost --json``: flops, bytes and the roofline time on
-        `device` (h100, h200, tpu-v5e, tpu-v5p, host or a JSON spec path)."""
-        return _report(self._handle.cost(device, spmd, xla_compat, top))
+        `device` (h100, h200, tpu-v5e, tpu-v5p, host or a JSON spec path).
+        `group_by` ("op_name" or "source") adds ``groups``: the rows summed
+        by JAX op or by source line, as ``--group-by`` does."""
+        return _report(self._handle.cost(device, spmd, xla_compat, top, group_by or ""))
 
     def memory(self, backend: Optional[str] = None, *, device: Optional[str] = None,
-               scheduler: str = "best", top: int = 10) -> dict:
+               scheduler: str = "best", top: int = 10, group_by: Optional[str] = None) -> dict:
         """``xlite mem --json``: the peak memory and the buffers at the peak;
-        with `backend`, the plan of the program that backend runs."""
-        return _report(self._handle.memory(backend or "", device or "", scheduler, top))
+        with `backend`, the plan of the program that backend runs; with
+        `group_by`, every buffer live at the peak summed by op or line."""
+        return _report(self._handle.memory(backend or "", device or "", scheduler, top,
+                                           group_by or ""))
 
     def schedule(self, device: str = "h100", *, spmd: bool = False,
-                 memory_limit: Optional[int] = None, max_in_flight: int = 1) -> dict:
+                 memory_limit: Optional[int] = None, max_in_flight: int = 1,
+                 group_by: Optional[str] = None) -> dict:
         """``xlite sched --json``: the latency hiding schedule's step time,
-        exposed communication and peak memory on `device`."""
-        return _report(self._handle.schedule(device, spmd, memory_limit, max_in_flight))
+        exposed communication and peak memory on `device`; with `group_by`,
+        the collectives' time summed by op or line."""
+        return _report(self._handle.schedule(device, spmd, memory_limit, max_in_flight,
+                                             group_by or ""))
 
     def optimize(self, pipeline: Optional[str] = "default", *, passes: Optional[str] = None) -> "Module":
         """``xlite opt``: a new module after the named `pipeline` or, when

@@ -131,10 +131,7 @@ int RunMem(const MemOptionsCli& options) {
     }
     std::optional<GroupedRows> groups;
     if (options.group_by != GroupBy::kNone) {
-      groups = GroupBuffers(*report, options.group_by);
-      if (options.top > 0 && static_cast<int64_t>(report->top_buffers.size()) > options.top) {
-        report->top_buffers.resize(static_cast<size_t>(options.top));
-      }
+      groups = GroupBuffersThenKeepTop(&*report, options.group_by, options.top);
     }
     if (!options.svg.empty() && i == 0) {
       absl::Status written = WriteBinaryFile(options.svg, MemoryProfileSvg(*report));

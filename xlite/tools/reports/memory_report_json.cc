@@ -22,6 +22,14 @@ GroupedRows GroupBuffers(const MemoryReport& r, GroupBy by) {
   return GroupRows(by, {"bytes"}, "buffers", keys, figures);
 }
 
+GroupedRows GroupBuffersThenKeepTop(MemoryReport* r, GroupBy by, int64_t top) {
+  GroupedRows grouped = GroupBuffers(*r, by);
+  if (top > 0 && static_cast<int64_t>(r->top_buffers.size()) > top) {
+    r->top_buffers.resize(static_cast<size_t>(top));
+  }
+  return grouped;
+}
+
 nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec* device,
                                         bool per_device, const std::string& backend) {
   nlohmann::ordered_json json;

@@ -24,6 +24,9 @@ absl::StatusOr<MemoryReport> AnalyzeMemoryAsWritten(HloModule& module, MemorySch
 // The buffers in `r.top_buffers` summed by `by`: bytes (all the buffers live
 // at the peak where the report was made with top 0).
 GroupedRows GroupBuffers(const MemoryReport& r, GroupBy by);
+// GroupBuffers of a report made with top 0 (every buffer live at the peak),
+// then `r.top_buffers` cut to the `top` largest (all when top <= 0).
+GroupedRows GroupBuffersThenKeepTop(MemoryReport* r, GroupBy by, int64_t top);
 
 // `device` (may be null) adds whether the peak fits; `backend` (may be
 // empty) names the backend whose plan this is.
