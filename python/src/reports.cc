@@ -57,10 +57,7 @@ Report CostJson(const HloModule& module, const std::string& device_name, bool sp
   const CostOptions cost_options = xla_compat ? CostOptions::XlaCompat() : CostOptions();
   ModuleCost cost = ValueOrThrow(AnalyzeModuleCost(*costed, cost_options));
   tools::CostReport made = tools::MakeCostReport(*costed, std::move(cost), device);
-  nlohmann::ordered_json json =
-      tools::CostReportJson(made, device, FiguresArePerDevice(*costed), top);
-  if (by != tools::GroupBy::kNone) tools::AddGroupsJson(tools::GroupCostRows(made, by), &json);
-  report.json = json.dump();
+  report.json = tools::CostReportJson(made, device, FiguresArePerDevice(*costed), top, by).dump();
   return report;
 }
 
@@ -96,10 +93,10 @@ Report MemoryJson(const HloModule& module, const std::string& backend,
   }
   std::optional<tools::GroupedRows> groups;
   if (by != tools::GroupBy::kNone) groups = tools::GroupBuffersThenKeepTop(&memory, by, top);
-  nlohmann::ordered_json json =
-      tools::MemoryReportJson(memory, device ? &*device : nullptr, per_device, backend);
-  if (groups) tools::AddGroupsJson(*groups, &json);
-  return Report{json.dump(), {}};
+  return Report{tools::MemoryReportJson(memory, device ? &*device : nullptr, per_device, backend,
+                                        groups ? &*groups : nullptr)
+                    .dump(),
+                {}};
 }
 
 Report ScheduleJson(const HloModule& module, const std::string& device_name, bool spmd,
@@ -116,12 +113,10 @@ Report ScheduleJson(const HloModule& module, const std::string& device_name, boo
   options.schedule.max_in_flight_per_kind = max_in_flight;
   if (memory_limit) options.schedule.memory_limit_bytes = memory_limit;
   compiler::CompileResult compiled = CompileOrThrow(*scheduled, options, "");
-  nlohmann::ordered_json json =
-      tools::ScheduleReportJson(*compiled.schedule, device, FiguresArePerDevice(*scheduled));
-  if (by != tools::GroupBy::kNone) {
-    tools::AddGroupsJson(tools::GroupCollectives(compiled.schedule->scheduled, by), &json);
-  }
-  return Report{json.dump(), std::move(compiled.warnings)};
+  return Report{
+      tools::ScheduleReportJson(*compiled.schedule, device, FiguresArePerDevice(*scheduled), by)
+          .dump(),
+      std::move(compiled.warnings)};
 }
 
 Optimized OptimizeModule(const HloModule& module, const std::string& pipeline,

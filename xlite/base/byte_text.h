@@ -9,6 +9,14 @@
 
 namespace xlite {
 
+// The binary unit a byte count reads in: the largest of bytes, KiB, ... EiB
+// that leaves a magnitude below 1024.
+struct ByteUnit {
+  double divisor = 1;  // bytes per unit
+  const char* name = "bytes";
+};
+ByteUnit ByteUnitOf(double bytes);
+
 // `with_exact` appends the exact count in parentheses once a unit is used.
 std::string BytesText(int64_t bytes, bool with_exact = true);
 // The same for a count kept as a double (cost figures: loops multiply them,

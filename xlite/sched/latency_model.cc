@@ -16,7 +16,7 @@ bool IsCommunication(const HloInstruction& inst) {
 
 absl::StatusOr<double> LatencyModel::ComputeSeconds(const HloInstruction& inst) {
   if (IsCommunication(inst)) return 0.0;
-  XLITE_ASSIGN_OR_RETURN(Cost cost, costs_.InstructionCostOf(inst));
+  XLITE_ASSIGN_OR_RETURN(Cost cost, ComputeCost(inst));
   return Roofline(cost, device_).seconds;
 }
 

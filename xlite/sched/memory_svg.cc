@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "xlite/base/byte_text.h"
+#include "xlite/base/utf8.h"
 
 namespace xlite {
 namespace {
@@ -55,18 +56,6 @@ double NiceStep(double max, int count) {
   return 10 * magnitude;
 }
 
-// The binary unit peak bytes read in: {divisor, name}.
-std::pair<double, const char*> ByteUnit(int64_t peak) {
-  static constexpr const char* kNames[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double divisor = 1;
-  size_t unit = 0;
-  while (unit + 1 < std::size(kNames) && static_cast<double>(peak) / divisor >= 1024) {
-    divisor *= 1024;
-    ++unit;
-  }
-  return {divisor, kNames[unit]};
-}
-
 double StepX(const PlotLayout& l, double step, int64_t steps) {
   return l.left + (steps > 1 ? l.width * step / static_cast<double>(steps - 1) : 0);
 }
@@ -94,8 +83,8 @@ std::string Polyline(const PlotLayout& l, const std::vector<int64_t>& bytes, dou
 // The byte axis: gridlines and labels in the peak's unit; returns the
 // axis' top value (a whole number of steps at or above the peak).
 double AppendByteAxis(const PlotLayout& l, int64_t peak, std::string* svg) {
-  const auto [divisor, unit] = ByteUnit(peak);
-  const double peak_in_unit = std::max(static_cast<double>(peak) / divisor, 1.0);
+  const ByteUnit unit = ByteUnitOf(static_cast<double>(peak));
+  const double peak_in_unit = std::max(static_cast<double>(peak) / unit.divisor, 1.0);
   const double step = NiceStep(peak_in_unit, 5);
   const double axis_max = std::ceil(peak_in_unit / step) * step;
   for (double v = 0; v <= axis_max + step / 2; v += step) {
@@ -104,13 +93,13 @@ double AppendByteAxis(const PlotLayout& l, int64_t peak, std::string* svg) {
                           "<line class=\"ytick\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
                           "stroke=\"#ddd\"/><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g %s"
                           "</text>\n",
-                          l.left, y, l.left + l.width, y, l.left - 6, y + 4, v, unit);
+                          l.left, y, l.left + l.width, y, l.left - 6, y + 4, v, unit.name);
   }
   absl::StrAppendFormat(svg,
                         "<text x=\"14\" y=\"%.0f\" transform=\"rotate(-90 14 %.0f)\" "
                         "text-anchor=\"middle\">bytes live (%s)</text>\n",
-                        l.top + l.height / 2, l.top + l.height / 2, unit);
-  return axis_max * divisor;
+                        l.top + l.height / 2, l.top + l.height / 2, unit.name);
+  return axis_max * unit.divisor;
 }
 
 // The step axis: ticks and labels below the plot.
@@ -154,9 +143,7 @@ void AppendBands(const PlotLayout& l, const MemoryReport& report, std::string* s
     if (!b.op_name.empty()) label += " [" + b.op_name + "]";
     // About the plot's width at 11 px sans-serif; longer op_names are cut.
     if (label.size() > kBandLabelChars) {
-      size_t cut = kBandLabelChars - 3;
-      while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;
-      label = label.substr(0, cut) + "...";
+      label = label.substr(0, Utf8CharacterStart(label, kBandLabelChars - 3)) + "...";
     }
     absl::StrAppendFormat(svg,
                           "<g class=\"band\"><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%s"

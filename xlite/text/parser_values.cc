@@ -4,6 +4,7 @@
 #include <string>
 
 #include "xlite/base/status.h"
+#include "xlite/base/utf8.h"
 #include "xlite/text/parser_impl.h"
 #include "xlite/text/source_positions.h"
 
@@ -38,14 +39,6 @@ ErrorLocation Locate(std::string_view text, size_t offset) {
 // the window around the error's column, elided with "...".
 constexpr size_t kQuotedLineBytes = 200;
 
-// Moves `at` back to the start of the UTF-8 character it is inside.
-size_t CharacterStart(std::string_view text, size_t at) {
-  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) {
-    --at;
-  }
-  return at;
-}
-
 std::string FormatError(std::string_view file, int64_t line_offset, std::string_view text,
                         size_t offset, std::string_view message) {
   ErrorLocation location = Locate(text, offset);
@@ -54,8 +47,9 @@ std::string FormatError(std::string_view file, int64_t line_offset, std::string_
   const size_t column = std::min(static_cast<size_t>(pos.column - 1), line.size());
   size_t begin = 0, end = line.size();
   if (line.size() > kQuotedLineBytes) {
-    begin = CharacterStart(line, column > kQuotedLineBytes / 2 ? column - kQuotedLineBytes / 2 : 0);
-    end = CharacterStart(line, std::min(line.size(), begin + kQuotedLineBytes));
+    begin =
+        Utf8CharacterStart(line, column > kQuotedLineBytes / 2 ? column - kQuotedLineBytes / 2 : 0);
+    end = Utf8CharacterStart(line, std::min(line.size(), begin + kQuotedLineBytes));
   }
   const std::string prefix = begin > 0 ? "..." : "";
   std::string caret(prefix.size(), ' ');

@@ -380,6 +380,12 @@ std::string PrintSharding(const HloSharding& sharding) {
   return out;
 }
 
+std::string PrintShapeIndex(absl::Span<const int64_t> index) {
+  std::string out;
+  AppendShapeIndex(index, &out);
+  return out;
+}
+
 std::string PrintLiteralValue(const Literal& literal) {
   std::string out;
   AppendLiteralText(literal, &out);

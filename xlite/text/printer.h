@@ -5,8 +5,10 @@
 #ifndef XLITE_TEXT_PRINTER_H_
 #define XLITE_TEXT_PRINTER_H_
 
+#include <cstdint>
 #include <string>
 
+#include "absl/types/span.h"
 #include "xlite/ir/module.h"
 
 namespace xlite {
@@ -46,6 +48,8 @@ std::string PrintComputation(const HloComputation& computation, const PrintOptio
 // One instruction line without indentation or trailing newline.
 std::string PrintInstruction(const HloInstruction& instruction, const PrintOptions& options = {});
 std::string PrintSharding(const HloSharding& sharding);
+// A shape index as input_output_alias writes it: `{}`, `{0}`, `{1,2}`.
+std::string PrintShapeIndex(absl::Span<const int64_t> index);
 // A literal's value text as it appears inside `constant(...)`, e.g. `{1, 2}`.
 std::string PrintLiteralValue(const Literal& literal);
 

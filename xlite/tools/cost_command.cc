@@ -143,11 +143,7 @@ int RunCost(const CostOptionsCli& options) {
     const bool per_device = FiguresArePerDevice(*modules[i].module);
     CostReport report = MakeCostReport(*modules[i].module, std::move(*cost), *device);
     if (options.json) {
-      nlohmann::ordered_json json = CostReportJson(report, *device, per_device, options.top);
-      if (options.group_by != GroupBy::kNone) {
-        AddGroupsJson(GroupCostRows(report, options.group_by), &json);
-      }
-      all.push_back(std::move(json));
+      all.push_back(CostReportJson(report, *device, per_device, options.top, options.group_by));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(report, *device, per_device, options.xla_compat, options.top,

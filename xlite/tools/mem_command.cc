@@ -141,10 +141,8 @@ int RunMem(const MemOptionsCli& options) {
       }
     }
     if (options.json) {
-      nlohmann::ordered_json json =
-          MemoryReportJson(*report, device ? &*device : nullptr, per_device, options.backend);
-      if (groups.has_value()) AddGroupsJson(*groups, &json);
-      all.push_back(std::move(json));
+      all.push_back(MemoryReportJson(*report, device ? &*device : nullptr, per_device,
+                                     options.backend, groups ? &*groups : nullptr));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, device ? &*device : nullptr, per_device);

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "xlite/ir/computation.h"
 #include "xlite/ir/opcode.h"
 #include "xlite/text/printer.h"
@@ -17,10 +15,6 @@ ShapeBytes DescribeShape(const Shape& shape) {
   described.shape = shape.ToString();
   described.bytes = shape.ByteSizeOf();
   return described;
-}
-
-std::string IndexText(const ShapeIndex& index) {
-  return absl::StrCat("{", absl::StrJoin(index, ","), "}");
 }
 
 // The sharding of output `i` of `outputs` (the root's tuple elements, or the
@@ -99,11 +93,12 @@ ModuleStats ComputeModuleStats(const HloModule& module) {
   stats.replica_count = config.replica_count;
   stats.num_partitions = config.num_partitions;
   for (const InputOutputAlias& alias : config.input_output_alias) {
-    stats.aliases.push_back({IndexText(alias.output_index), alias.parameter,
-                             IndexText(alias.parameter_index), alias.must_alias});
+    stats.aliases.push_back({PrintShapeIndex(alias.output_index), alias.parameter,
+                             PrintShapeIndex(alias.parameter_index), alias.must_alias});
   }
   for (const BufferDonor& donor : config.buffer_donors) {
-    stats.buffer_donors.push_back({"", donor.parameter, IndexText(donor.parameter_index), false});
+    stats.buffer_donors.push_back(
+        {"", donor.parameter, PrintShapeIndex(donor.parameter_index), false});
   }
   stats.parameter_bytes = SumBytes(stats.parameters);
   stats.output_bytes = SumBytes(stats.outputs);

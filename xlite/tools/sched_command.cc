@@ -156,11 +156,7 @@ int RunSched(const SchedOptionsCli& options) {
     if (i > 0) scheduled_text += "// -----\n";
     scheduled_text += PrintModule(module);
     if (options.json) {
-      nlohmann::ordered_json json = ScheduleReportJson(*report, *device, per_device);
-      if (options.group_by != GroupBy::kNone) {
-        AddGroupsJson(GroupCollectives(report->scheduled, options.group_by), &json);
-      }
-      all.push_back(std::move(json));
+      all.push_back(ScheduleReportJson(*report, *device, per_device, options.group_by));
     } else {
       if (i > 0) text += "// -----\n";
       text += ReportText(*report, *device, per_device, options.top, options.group_by);

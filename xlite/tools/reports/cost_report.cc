@@ -52,7 +52,7 @@ GroupedRows GroupCostRows(const CostReport& report, GroupBy by) {
 }
 
 nlohmann::ordered_json CostReportJson(const CostReport& report, const DeviceSpec& device,
-                                      bool per_device, int64_t top) {
+                                      bool per_device, int64_t top, GroupBy by) {
   const Cost& total = report.cost.total;
   nlohmann::ordered_json json;
   json["module"] = report.module;
@@ -90,6 +90,7 @@ nlohmann::ordered_json CostReportJson(const CostReport& report, const DeviceSpec
     list.push_back(std::move(item));
   }
   json["instructions"] = std::move(list);
+  if (by != GroupBy::kNone) AddGroupsJson(GroupCostRows(report, by), &json);
   return json;
 }
 

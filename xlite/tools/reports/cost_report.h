@@ -45,9 +45,10 @@ size_t RowCount(const CostReport& report, int64_t top);
 // The report's instructions summed by `by`: seconds, flops, bytes_accessed.
 GroupedRows GroupCostRows(const CostReport& report, GroupBy by);
 
-// `per_device`: whether the figures are per device (FiguresArePerDevice).
+// `per_device`: whether the figures are per device (FiguresArePerDevice);
+// `by` adds `group_by` and `groups` (GroupCostRows).
 nlohmann::ordered_json CostReportJson(const CostReport& report, const DeviceSpec& device,
-                                      bool per_device, int64_t top);
+                                      bool per_device, int64_t top, GroupBy by = GroupBy::kNone);
 
 }  // namespace xlite::tools
 

@@ -31,7 +31,8 @@ GroupedRows GroupBuffersThenKeepTop(MemoryReport* r, GroupBy by, int64_t top) {
 }
 
 nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec* device,
-                                        bool per_device, const std::string& backend) {
+                                        bool per_device, const std::string& backend,
+                                        const GroupedRows* groups) {
   nlohmann::ordered_json json;
   json["module"] = r.module;
   json["scheduler"] = r.scheduler;
@@ -79,6 +80,7 @@ nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec*
     list.push_back(std::move(item));
   }
   json["top_buffers"] = std::move(list);
+  if (groups != nullptr) AddGroupsJson(*groups, &json);
   return json;
 }
 

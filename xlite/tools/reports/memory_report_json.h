@@ -29,9 +29,11 @@ GroupedRows GroupBuffers(const MemoryReport& r, GroupBy by);
 GroupedRows GroupBuffersThenKeepTop(MemoryReport* r, GroupBy by, int64_t top);
 
 // `device` (may be null) adds whether the peak fits; `backend` (may be
-// empty) names the backend whose plan this is.
+// empty) names the backend whose plan this is; `groups` (may be null, from
+// GroupBuffersThenKeepTop) adds `group_by` and `groups`.
 nlohmann::ordered_json MemoryReportJson(const MemoryReport& r, const DeviceSpec* device,
-                                        bool per_device, const std::string& backend);
+                                        bool per_device, const std::string& backend,
+                                        const GroupedRows* groups = nullptr);
 
 }  // namespace xlite::tools
 

@@ -21,7 +21,7 @@ GroupedRows GroupCollectives(const StepEstimate& e, GroupBy by) {
 }
 
 nlohmann::ordered_json ScheduleReportJson(const ScheduleModuleResult& r, const DeviceSpec& device,
-                                          bool per_device) {
+                                          bool per_device, GroupBy by) {
   const StepEstimate& s = r.scheduled;
   nlohmann::ordered_json json;
   json["module"] = r.module;
@@ -62,6 +62,7 @@ nlohmann::ordered_json ScheduleReportJson(const ScheduleModuleResult& r, const D
                     {"algorithm", std::string(c.algorithm)}});
   }
   json["collectives"] = std::move(list);
+  if (by != GroupBy::kNone) AddGroupsJson(GroupCollectives(s, by), &json);
   return json;
 }
 

@@ -17,8 +17,9 @@ double OverlapPercent(const StepEstimate& e);
 // The collectives summed by `by`: exposed_seconds, seconds.
 GroupedRows GroupCollectives(const StepEstimate& e, GroupBy by);
 
+// `by` adds `group_by` and `groups` (GroupCollectives).
 nlohmann::ordered_json ScheduleReportJson(const ScheduleModuleResult& r, const DeviceSpec& device,
-                                          bool per_device);
+                                          bool per_device, GroupBy by = GroupBy::kNone);
 
 }  // namespace xlite::tools
 
