@@ -16,7 +16,6 @@ Usage: scripts/jax_linalg_agreement.py [--xlite build/xlite/tools/xlite]
 """
 import argparse
 import os
-import subprocess
 import sys
 
 try:
@@ -24,6 +23,7 @@ try:
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
     import numpy as np
+    from jax_xlite_run import run_both
 except ImportError as e:
     print(f"jax_linalg_agreement: skipped ({e.name} is not installed)")
     sys.exit(0)
@@ -119,10 +119,6 @@ def make_input(kind, dtype, rng, batch=(2,), n=5):
     return a
 
 
-def leaves(x):
-    return [np.asarray(l) for l in jax.tree_util.tree_leaves(x)]
-
-
 def relative_difference(expected, actual):
     scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
     if expected.shape != actual.shape:
@@ -134,20 +130,10 @@ def relative_difference(expected, actual):
 
 def run_case(args, name, fn, kinds, dtype, rng):
     inputs = [make_input(k, dtype, rng) for k in kinds]
-    jitted = jax.jit(fn)
-    hlo = jitted.lower(*inputs).as_text(dialect="hlo")
-    expected = leaves(jitted(*inputs))
     base = os.path.join(args.workdir, f"{name}_{np.dtype(dtype).name}")
-    with open(base + ".hlo", "w") as f:
-        f.write(hlo)
-    np.savez(base + ".in.npz", **{f"arg{i}": x for i, x in enumerate(inputs)})
-    cmd = [args.xlite, "run", base + ".hlo", "--inputs", base + ".in.npz", "--output",
-           base + ".out.npz", "--backend", args.backend]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        return None, proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"
-    with np.load(base + ".out.npz") as out:
-        actual = [out[f"out{i}"] for i in range(len(expected))]
+    expected, actual, error = run_both(args.xlite, args.backend, base, fn, inputs)
+    if actual is None:
+        return None, error
     return max(relative_difference(e, a) for e, a in zip(expected, actual)), ""
 
 

@@ -20,7 +20,6 @@ Usage: scripts/jax_narrow_agreement.py [--xlite build/xlite/tools/xlite]
 """
 import argparse
 import os
-import subprocess
 import sys
 
 try:
@@ -29,6 +28,7 @@ try:
     import ml_dtypes
     import numpy as np
     from jax import lax
+    from jax_xlite_run import run_both
 except ImportError as e:
     print(f"jax_narrow_agreement: skipped ({e.name} is not installed)")
     sys.exit(0)
@@ -112,26 +112,17 @@ def compare(expected, actual, eps):
 
 def run_case(args, name, fn, make_inputs, rng):
     inputs = make_inputs(rng)
-    jitted = jax.jit(fn)
-    hlo = jitted.lower(*inputs).as_text(dialect="hlo")
-    expected = [np.asarray(l) for l in jax.tree_util.tree_leaves(jitted(*inputs))]
-    base = os.path.join(args.workdir, name)
-    with open(base + ".hlo", "w") as f:
-        f.write(hlo)
-    # Positional arrays: numpy names them arr_0, arr_1, ...
-    np.savez(base + ".in.npz", *inputs)
-    cmd = [args.xlite, "run", base + ".hlo", "--inputs", base + ".in.npz", "--output",
-           base + ".out.npz", "--backend", args.backend]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        return None, proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"
+    # Positional arrays, as a user's np.savez(*arrays) names them.
+    expected, actual, error = run_both(args.xlite, args.backend, os.path.join(args.workdir, name),
+                                       fn, inputs, positional=True)
+    if actual is None:
+        return None, error
     worst, note = 0.0, ""
     eps = narrowest_epsilon(inputs)
-    with np.load(base + ".out.npz") as out:
-        for i, e in enumerate(expected):
-            diff, why = compare(e, out[f"out{i}"], eps)
-            if diff > worst:
-                worst, note = diff, why
+    for e, a in zip(expected, actual):
+        diff, why = compare(e, a, eps)
+        if diff > worst:
+            worst, note = diff, why
     return worst, note
 
 
