@@ -84,9 +84,10 @@ bench: deps
 	build/bench/opt_bench
 	build/bench/small_program_bench
 
-# xlite against PyTorch eager and XLA:CPU (jax in build/peers-venv, where pip
-# reaches PyPI) on ../shared/bench, side by side; measures only, no pass/fail.
-# PEERS_ARGS go to bench/peers.py, e.g. PEERS_ARGS="--repeat 3 --no-jax".
+# xlite against PyTorch eager (Debian's and PyTorch 2), torch.compile and
+# XLA:CPU (torch and jax in build/peers-venv, where pip reaches PyPI) on
+# ../shared/bench, interleaved; measures only, no pass/fail. PEERS_ARGS go to
+# bench/peers.py, e.g. PEERS_ARGS="--rounds 5 --no-compile".
 bench-peers:
 	@scripts/install-deps.sh bench
 	@cmake -S . -B build $(CMAKE_FLAGS) >/dev/null

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Installs the Debian packages xlite needs: by default what `make demo` and
 # `make test` use; `fuzz` adds clang for `make fuzz`, `bench` the PyTorch
-# peer of `make bench-peers`, `browser` headless Chromium for the tests that
-# render xlite's plots (they skip without it). Idempotent and quiet: does nothing when
+# peer of `make bench-peers` and the GEMM libraries of bench/gemm_libs_bench,
+# `browser` headless Chromium for the tests that render xlite's plots (they
+# skip without it). Idempotent and quiet: does nothing when
 # everything is present, and runs `apt-get update` only when something has to
 # be installed.
 #   scripts/install-deps.sh [fuzz] [bench] [browser]
@@ -25,8 +26,9 @@ for group in "$@"; do
   case "$group" in
     # libFuzzer comes with clang's runtime libraries.
     fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    # The PyTorch eager peer of bench/peers.sh (its other peers come from PyPI).
-    bench) packages+=(python3-torch) ;;
+    # The PyTorch 1 eager peer of bench/peers.sh (its other peers come from
+    # PyPI) and the GEMM libraries bench/gemm_libs_bench compares.
+    bench) packages+=(python3-torch libblis-dev libxsmm-dev) ;;
     browser) packages+=(chromium) ;;
     *) echo "install-deps: unknown group '$group' (fuzz, bench, browser)" >&2; exit 2 ;;
   esac
