@@ -167,7 +167,8 @@ def io_bytes(path):
 
 def print_table(paths, peers, times, errors):
     columns = [label for label, _, _ in peers]
-    print("| workload | xlite | " + " | ".join(columns) + " | xlite GFLOP/s | xlite GB/s |")
+    print("| workload | xlite | " + "".join(f"{c} | " for c in columns) +
+          "xlite GFLOP/s | xlite GB/s |")
     print("|---" * (len(columns) + 4) + "|")
     for path in paths:
         name = workload_name(path)
