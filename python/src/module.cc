@@ -74,6 +74,11 @@ NB_MODULE(_xlite, m) {
              return ReportTuple(
                  ScheduleJson(*h.module, device, spmd, memory_limit, max_in_flight, group_by));
            })
+      .def("shard",
+           [](const ModuleHandle& h, bool explain, bool partition, const std::string& device,
+              const std::vector<std::string>& names) {
+             return ReportTuple(ShardJson(*h.module, explain, partition, device, names));
+           })
       .def("optimize",
            [](const ModuleHandle& h, const std::string& pipeline, const std::string& passes) {
              Optimized optimized = OptimizeModule(*h.module, pipeline, passes);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "errors.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
@@ -16,6 +17,7 @@
 #include "xlite/tools/reports/cost_report.h"
 #include "xlite/tools/reports/memory_report_json.h"
 #include "xlite/tools/reports/schedule_report_json.h"
+#include "xlite/tools/reports/shard_report.h"
 
 namespace nb = nanobind;
 
@@ -117,6 +119,35 @@ Report ScheduleJson(const HloModule& module, const std::string& device_name, boo
       tools::ScheduleReportJson(*compiled.schedule, device, FiguresArePerDevice(*scheduled), by)
           .dump(),
       std::move(compiled.warnings)};
+}
+
+Report ShardJson(const HloModule& module, bool explain, bool partition,
+                 const std::string& device_name, const std::vector<std::string>& names) {
+  if (!device_name.empty() && !partition) {
+    throw XliteError("device needs partition=True (it times the partitioner's collectives)");
+  }
+  std::optional<DeviceSpec> device;
+  if (!device_name.empty()) device = ValueOrThrow(LoadDeviceSpec(device_name));
+  std::unique_ptr<HloModule> sharded = VerifiedClone(module);
+  for (const std::string& name : names) {
+    if (!tools::HasInstructionNamed(*sharded, name)) {
+      throw XliteError(absl::StrCat("no instruction %", absl::StripPrefix(name, "%"), " in module ",
+                                    sharded->name()));
+    }
+  }
+  tools::ShardReportOptions options;
+  options.partition = partition;
+  options.device = device ? &*device : nullptr;
+  options.json = true;
+  options.explain = explain;
+  options.names = names;
+  absl::StatusOr<tools::ShardReport> report;
+  {
+    nb::gil_scoped_release unlocked;
+    report = tools::ReportShardings(*sharded, options);
+  }
+  tools::ShardReport made = ValueOrThrow(std::move(report));
+  return Report{made.json.dump(), std::move(made.warnings)};
 }
 
 Optimized OptimizeModule(const HloModule& module, const std::string& pipeline,

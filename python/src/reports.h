@@ -1,4 +1,5 @@
-// The analyses behind Module.cost(), .memory(), .schedule() and .optimize():
+// The analyses behind Module.cost(), .memory(), .schedule(), .shard() and
+// .optimize():
 // each compiles a clone of the module as the matching `xlite` command does
 // and returns that command's --json report (the same C++ builds both).
 #ifndef XLITE_PYTHON_SRC_REPORTS_H_
@@ -29,6 +30,12 @@ Report MemoryJson(const HloModule& module, const std::string& backend, const std
 Report ScheduleJson(const HloModule& module, const std::string& device, bool spmd,
                     std::optional<int64_t> memory_limit, int max_in_flight,
                     const std::string& group_by);
+
+// `xlite shard [--partition [--device DEVICE]] --json` of one module;
+// `explain` keeps each leaf's origin and chain (the CLI's JSON always has
+// them), `names` limits the listing as `--explain NAME...` does.
+Report ShardJson(const HloModule& module, bool explain, bool partition, const std::string& device,
+                 const std::vector<std::string>& names);
 
 struct Optimized {
   ModuleHandle module;

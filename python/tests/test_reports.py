@@ -1,4 +1,8 @@
-"""cost, memory, schedule and optimize return what the CLI's --json does."""
+"""cost, memory, schedule, shard and optimize return what the CLI's --json does."""
+
+import json
+import os
+import subprocess
 
 import pytest
 
@@ -64,3 +68,56 @@ def test_optimize_keeps_the_results(module_file):
 def test_report_errors(module_file, call, message):
     with pytest.raises(xlite.XliteError, match=message):
         call(xlite.Module.from_file(str(module_file)))
+
+
+SHARDED_DOT = """HloModule sharded_dot, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+
+ENTRY main {
+  x = f32[16,32] parameter(0), sharding={devices=[4,1]<=[4]}
+  w = f32[32,8] parameter(1), sharding={replicated}
+  ROOT d = f32[16,8] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+
+
+def test_shard_propagates():
+    report = xlite.Module.from_text(SHARDED_DOT).shard()
+    shardings = {i["name"]: i["sharding"] for i in report["instructions"]}
+    assert shardings["d"] == "{devices=[4,1]<=[4]}"
+    assert "leaves" not in report["instructions"][0] and "partition" not in report
+    explained = xlite.Module.from_text(SHARDED_DOT).shard(explain=True, names=["%d"])
+    (dot,) = explained["instructions"]
+    assert dot["leaves"][0]["kind"] == "forward" and dot["leaves"][0]["from"] == "x"
+
+
+def test_shard_partition_reports_collectives():
+    module = xlite.Module.from_text(SHARDED_DOT.replace("{devices=[4,1]<=[4]}\n", "{devices=[1,4]<=[4]}\n", 1))
+    partition = module.shard(partition=True, device="h100")["partition"]
+    assert partition["partitions"] == 4
+    (reduce,) = [c for c in partition["collectives"] if c["kind"] == "all-reduce"]
+    assert reduce["seconds"] > 0 and reduce["bytes_per_device"] > 0
+
+
+def test_shard_is_the_cli_json(tmp_path):
+    cli = os.environ.get("XLITE_CLI")
+    if not cli:
+        pytest.skip("XLITE_CLI is not set (the command line is not built)")
+    path = tmp_path / "dot.hlo"
+    path.write_text(SHARDED_DOT)
+    printed = subprocess.run([cli, "shard", str(path), "--partition", "--device", "h100", "--json"],
+                             check=True, capture_output=True, text=True).stdout
+    returned = xlite.Module.from_file(str(path)).shard(explain=True, partition=True, device="h100")
+    assert returned == json.loads(printed)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: m.shard(device="h100"), "device needs partition=True"),
+        (lambda m: m.shard(names=["%nope"]), "no instruction %nope"),
+        (lambda m: m.shard(partition=True, device="nope"), "unknown device"),
+    ],
+)
+def test_shard_errors(call, message):
+    with pytest.raises(xlite.XliteError, match=message):
+        call(xlite.Module.from_text(SHARDED_DOT))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -147,6 +147,18 @@ class Module:
         the collectives' time summed by op or line."""
         return _report(self._handle.schedule(device, spmd, memory_limit, max_in_flight,
                                              group_by or ""))
+
+    def shard(self, *, explain: bool = False, partition: bool = False,
+              device: Optional[str] = None, names: Sequence[str] = ()) -> dict:
+        """``xlite shard --json``: sharding propagation's result per
+        instruction (``instructions``: name, computation, sharding). With
+        `explain`, each result leaf's origin too (``leaves``: kind, the
+        instruction it came from, the rule, the chain, conflicts). With
+        `partition`, the SPMD partitioner's report under ``partition``
+        (per-device bytes, every inserted collective with its cause and, on
+        `device`, its time). `names` limits the listing to those
+        instructions, as ``--explain NAME...`` does."""
+        return _report(self._handle.shard(explain, partition, device or "", list(names)))
 
     def optimize(self, pipeline: Optional[str] = "default", *, passes: Optional[str] = None) -> "Module":
         """``xlite opt``: a new module after the named `pipeline` or, when

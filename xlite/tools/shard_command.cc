@@ -13,19 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "xlite/analysis/device_spec.h"
-#include "xlite/analysis/verifier.h"
 #include "xlite/base/file_io.h"
 #include "xlite/base/status.h"
-#include "xlite/compiler/compile.h"
-#include "xlite/sched/async_pairs.h"
-#include "xlite/sched/latency_model.h"
-#include "xlite/spmd/partition_report.h"
-#include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagation.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/input.h"
 #include "xlite/tools/report_output.h"
+#include "xlite/tools/reports/shard_report.h"
 
 namespace xlite::tools {
 namespace {
@@ -43,173 +38,20 @@ struct ShardOptions {
   std::string to_output, to_parameters;  // "" = header
 };
 
-std::string LeafSharding(const HloInstruction& inst, int64_t leaf) {
-  if (!inst.has_sharding()) return "none";
-  if (inst.sharding().IsTuple()) {
-    const auto& e = inst.sharding().tuple_elements();
-    return leaf < static_cast<int64_t>(e.size()) ? PrintSharding(e[leaf]) : "none";
-  }
-  return PrintSharding(inst.sharding());
-}
-
 // The first --explain name that no instruction of any module has, said as
 // an error; nothing when every name is found.
 std::optional<std::string> UnknownExplainName(const ShardOptions& options,
                                               const std::vector<LoadedModule>& modules) {
   for (const std::string& wanted : options.explain_names) {
-    const std::string name(absl::StripPrefix(wanted, "%"));
-    bool found = false;
-    for (const LoadedModule& loaded : modules) {
-      for (const auto& computation : loaded.module->computations()) {
-        for (const auto& inst : computation->instructions()) found = found || inst->name() == name;
-      }
+    const bool found = std::any_of(modules.begin(), modules.end(), [&](const LoadedModule& loaded) {
+      return HasInstructionNamed(*loaded.module, wanted);
+    });
+    if (!found) {
+      return absl::StrCat("no instruction %", absl::StripPrefix(wanted, "%"), " in ",
+                          options.input.path);
     }
-    if (!found) return absl::StrCat("no instruction %", name, " in ", options.input.path);
   }
   return std::nullopt;
-}
-
-bool Wanted(const ShardOptions& options, const HloInstruction& inst) {
-  if (options.explain_names.empty()) return true;
-  for (const std::string& name : options.explain_names) {
-    if (name == inst.name() || name == absl::StrCat("%", inst.name())) return true;
-  }
-  return false;
-}
-
-nlohmann::ordered_json OriginJson(const spmd::PropagationResult& result,
-                                  const spmd::InstructionOrigins& origins, int64_t leaf) {
-  const spmd::ShardingOrigin& o = origins.leaves[leaf];
-  static constexpr const char* kKinds[] = {"none",     "annotation", "forward",
-                                           "backward", "linked",     "rule"};
-  nlohmann::ordered_json j = {{"kind", kKinds[static_cast<int>(o.kind)]},
-                              {"sharding", LeafSharding(*origins.instruction, leaf)}};
-  if (o.from != nullptr) j["from"] = o.from->name();
-  if (!o.rule.empty()) j["rule"] = std::string(o.rule);
-  if (o.kind != spmd::ShardingOrigin::Kind::kAnnotation &&
-      o.kind != spmd::ShardingOrigin::Kind::kNone) {
-    j["aggressiveness"] = o.aggressiveness;
-    j["merged"] = o.merged;
-  }
-  j["chain"] = result.Chain(origins, leaf);
-  if (!o.conflicts.empty()) j["conflicts"] = o.conflicts;
-  return j;
-}
-
-nlohmann::ordered_json SummaryJson(const spmd::PartitionSummary& s) {
-  nlohmann::ordered_json values = nlohmann::ordered_json::array();
-  for (const spmd::PartitionSummary::Value& v : s.largest_values) {
-    values.push_back(
-        {{"bytes", v.bytes}, {"computation", v.computation}, {"name", v.name}, {"shape", v.shape}});
-  }
-  nlohmann::ordered_json kinds = nlohmann::ordered_json::array();
-  for (const spmd::PartitionSummary::Kind& k : s.kinds) {
-    nlohmann::ordered_json kind = {
-        {"kind", k.kind}, {"count", k.count}, {"bytes_per_device", k.bytes}};
-    if (k.seconds.has_value()) kind["seconds"] = *k.seconds;
-    kinds.push_back(std::move(kind));
-  }
-  nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < s.collectives.size(); ++i) {
-    const spmd::InsertedCollective& c = s.collectives[i];
-    nlohmann::ordered_json j = {{"kind", c.kind},
-                                {"name", c.name},
-                                {"computation", c.computation},
-                                {"bytes_per_device", c.bytes},
-                                {"reason", c.reason},
-                                {"producer", c.producer},
-                                {"producer_sharding", c.producer_sharding},
-                                {"consumer", c.consumer},
-                                {"needed_sharding", c.needed_sharding}};
-    if (s.collective_seconds[i].has_value()) j["seconds"] = *s.collective_seconds[i];
-    collectives.push_back(std::move(j));
-  }
-  nlohmann::ordered_json fallbacks = nlohmann::ordered_json::array();
-  for (const spmd::PartitionFallback& f : s.fallbacks) {
-    fallbacks.push_back({{"instruction", f.instruction},
-                         {"opcode", f.opcode},
-                         {"computation", f.computation},
-                         {"reason", f.reason}});
-  }
-  return {{"partitions", s.num_partitions},
-          {"parameter_bytes_per_device", s.parameter_bytes},
-          {"output_bytes_per_device", s.output_bytes},
-          {"largest_values", values},
-          {"collectives_by_kind", kinds},
-          {"collectives", collectives},
-          {"fallbacks", fallbacks}};
-}
-
-// What `shard` prints of the propagated module: per instruction its
-// sharding (with the chain and conflicts), or the same as JSON, and totals.
-struct PropagationView {
-  std::string text;  // the instruction listing, or the module with --print-module
-  nlohmann::ordered_json instructions = nlohmann::ordered_json::array();
-  int64_t total = 0, annotated = 0, conflicts = 0, unsharded = 0, rounds = 0;
-};
-
-PropagationView DescribePropagation(const ShardOptions& options, const HloModule& module,
-                                    const spmd::PropagationResult& result) {
-  PropagationView view;
-  const HloComputation* computation = nullptr;
-  for (const spmd::InstructionOrigins& origins : result.instructions) {
-    const HloInstruction& inst = *origins.instruction;
-    for (const spmd::ShardingOrigin& o : origins.leaves) {
-      view.annotated += o.kind == spmd::ShardingOrigin::Kind::kAnnotation;
-      view.conflicts += static_cast<int64_t>(o.conflicts.size());
-    }
-    if (!Wanted(options, inst)) continue;
-    if (options.json) {
-      nlohmann::ordered_json leaves = nlohmann::ordered_json::array();
-      for (size_t l = 0; l < origins.leaves.size(); ++l) {
-        leaves.push_back(OriginJson(result, origins, static_cast<int64_t>(l)));
-      }
-      view.instructions.push_back(
-          {{"computation", inst.parent()->name()},
-           {"name", inst.name()},
-           {"sharding", inst.has_sharding() ? PrintSharding(inst.sharding()) : "none"},
-           {"leaves", leaves}});
-      continue;
-    }
-    if (options.print_module) continue;
-    if (inst.parent() != computation) {
-      computation = inst.parent();
-      absl::StrAppend(&view.text, computation->name(), ":\n");
-    }
-    absl::StrAppend(&view.text, "  %", inst.name(), " = ",
-                    inst.has_sharding() ? PrintSharding(inst.sharding()) : "none", "\n");
-    for (size_t l = 0; l < origins.leaves.size(); ++l) {
-      const spmd::ShardingOrigin& o = origins.leaves[l];
-      const std::string prefix =
-          origins.leaves.size() > 1 ? absl::StrCat("    {", l, "} ") : std::string("    ");
-      if (options.explain) {
-        absl::StrAppend(&view.text, prefix, result.Chain(origins, static_cast<int64_t>(l)), "\n");
-      }
-      for (const std::string& c : o.conflicts)
-        absl::StrAppend(&view.text, prefix, "conflict: ", c, "\n");
-    }
-  }
-  view.total = static_cast<int64_t>(result.instructions.size());
-  view.unsharded = result.unsharded;
-  view.rounds = result.fixed_point_rounds;
-  if (options.print_module && !options.json) view.text = PrintModule(module);
-  return view;
-}
-
-// The partition report of a compiled module, timing collectives on `device`
-// when there is one.
-spmd::PartitionSummary Summarize(const compiler::CompileResult& compiled, const HloModule& module,
-                                 const DeviceSpec* device) {
-  std::unique_ptr<LatencyModel> model;
-  spmd::CollectiveSeconds seconds;
-  if (device != nullptr) {
-    model = std::make_unique<LatencyModel>(*device);
-    seconds = [&model](const HloInstruction& inst) -> std::optional<double> {
-      if (!CollectiveKindOf(inst).has_value()) return std::nullopt;
-      return model->Collective(inst).seconds;
-    };
-  }
-  return spmd::SummarizePartition(*compiled.partition, *compiled.entry, module, seconds);
 }
 
 int RunShard(const ShardOptions& options) {
@@ -252,74 +94,39 @@ int RunShard(const ShardOptions& options) {
     PrintError(absl::StrCat("xlite shard: --explain: ", *unknown));
     return kExitUsage;
   }
+  ShardReportOptions report_options;
+  report_options.propagation = propagation;
+  report_options.partition = options.partition;
+  report_options.device = device.has_value() ? &*device : nullptr;
+  report_options.json = options.json;
+  // --json always carries each leaf's origin; text only with --explain.
+  report_options.explain = options.explain || options.json;
+  report_options.print_module = options.print_module;
+  report_options.names = options.explain_names;
   nlohmann::ordered_json json_modules = nlohmann::ordered_json::array();
   for (LoadedModule& loaded : modules) {
     HloModule& module = *loaded.module;
-    // Propagation alone, or the compile pipeline's partition stage (which
-    // propagates the same way and reports through the hook).
-    std::optional<PropagationView> view;
-    auto describe = [&](const HloModule& propagated, const spmd::PropagationResult& result) {
-      view = DescribePropagation(options, propagated, result);
-      return absl::OkStatus();
-    };
-    std::optional<spmd::PartitionSummary> summary;
-    if (options.partition) {
-      compiler::CompileOptions compile;
-      compile.partition = true;
-      compile.propagation = propagation;
-      compile.after_propagation = describe;
-      absl::StatusOr<compiler::CompileResult> compiled = compiler::Compile(module, compile);
-      if (!compiled.ok()) {
-        PrintError(absl::StrCat(loaded.location,
-                                ": error: ", view.has_value() ? "partitioning failed: " : "",
-                                compiled.status().message()));
-        ok = false;
-      } else {
-        for (const std::string& warning : compiled->warnings) {
-          PrintError(absl::StrCat(loaded.location, ": warning: ", warning));
-        }
-        summary = Summarize(*compiled, module, device.has_value() ? &*device : nullptr);
-        if (!options.save_compiled.empty()) {
-          absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
-          if (!saved.ok()) {
-            PrintError(absl::StrCat("error: ", saved.message()));
-            return kExitInvalidInput;
-          }
-        }
-      }
-    } else {
-      absl::StatusOr<spmd::PropagationResult> result =
-          spmd::PropagateShardings(module, propagation);
-      if (!result.ok()) {
-        PrintError(absl::StrCat(loaded.location, ": error: ", result.status().message()));
-        ok = false;
-        continue;
-      }
-      absl::Status verified = VerifyModule(module);
-      if (!verified.ok()) {
-        PrintError(absl::StrCat(loaded.location,
-                                ": error: the module after sharding-propagation does not verify: ",
-                                verified.message()));
-        ok = false;
-      }
-      (void)describe(module, *result);
-    }
-    if (!view.has_value()) continue;
-    if (options.json) {
-      nlohmann::ordered_json json_module = {
-          {"module", module.name()},      {"instructions", view->instructions},
-          {"total", view->total},         {"annotated_values", view->annotated},
-          {"unsharded", view->unsharded}, {"conflicts", view->conflicts},
-          {"rounds", view->rounds}};
-      if (summary.has_value()) json_module["partition"] = SummaryJson(*summary);
-      json_modules.push_back(std::move(json_module));
+    absl::StatusOr<ShardReport> report = ReportShardings(module, report_options);
+    if (!report.ok()) {
+      PrintError(absl::StrCat(loaded.location, ": error: ", report.status().message()));
+      ok = false;
       continue;
     }
-    std::cout << view->text;
-    if (summary.has_value()) std::cout << spmd::FormatPartitionReport(*summary);
-    std::cout << module.name() << ": " << view->total << " instructions, " << view->annotated
-              << " annotated values, " << view->unsharded << " without a sharding, "
-              << view->conflicts << " conflicts, " << view->rounds << " rounds\n";
+    for (const std::string& warning : report->warnings) {
+      PrintError(absl::StrCat(loaded.location, ": warning: ", warning));
+    }
+    if (!options.save_compiled.empty()) {
+      absl::Status saved = WriteBinaryFile(options.save_compiled, PrintModule(module));
+      if (!saved.ok()) {
+        PrintError(absl::StrCat("error: ", saved.message()));
+        return kExitInvalidInput;
+      }
+    }
+    if (options.json) {
+      json_modules.push_back(std::move(report->json));
+    } else {
+      std::cout << report->text;
+    }
   }
   if (options.json && !json_modules.empty()) {
     PrintReports(options.input, /*json=*/true, json_modules, "");
