@@ -9,8 +9,10 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xlite/backends/cpu/conv_fusion.h"
 #include "xlite/backends/cpu/convolution_thunk.h"
 #include "xlite/backends/cpu/cpu_memory_plan.h"
 #include "xlite/backends/cpu/fusion.h"
@@ -194,9 +196,11 @@ class CpuExecutable : public runtime::Executable {
           break;
       }
       Step step{inst, Step::kFallback};
-      if (inst->opcode() == HloOpcode::kFusion
-              ? IsEmittableFusion(*inst)
-              : IsElementalSupported(*inst) || IsReduceSupported(*inst)) {
+      if (FusedConvolution(*inst) != nullptr) {
+        step.kind = Step::kConvolution;
+      } else if (inst->opcode() == HloOpcode::kFusion
+                     ? IsEmittableFusion(*inst)
+                     : IsElementalSupported(*inst) || IsReduceSupported(*inst)) {
         step.kind = Step::kKernel;
         step.kernel = static_cast<int64_t>(specs.size());
         KernelSpec spec = SpecFor(*inst);
@@ -236,7 +240,8 @@ class CpuExecutable : public runtime::Executable {
 
     XLITE_ASSIGN_OR_RETURN(kernels_, CompileKernels(specs));
     auto at = [&](const HloInstruction* inst) { return RefOf(trees[inst]); };
-    int64_t scratch_bytes = 0;
+    absl::flat_hash_set<const HloInstruction*> written_once;
+    for (const auto& [inst, tree] : constants_) written_once.insert(inst);
     for (const Step& step : steps) {
       const HloInstruction& inst = *step.inst;
       std::unique_ptr<Thunk> thunk;
@@ -252,7 +257,14 @@ class CpuExecutable : public runtime::Executable {
       } else if (step.kind == Step::kDot) {
         thunk = MaybeMakeDotThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)));
       } else if (step.kind == Step::kConvolution) {
-        thunk = MaybeMakeConvolutionThunk(inst, at(&inst), at(inst.operand(0)), at(inst.operand(1)),
+        std::vector<BufferRef> operands;
+        std::vector<const uint8_t*> constant_data;
+        for (const HloInstruction* op : inst.operands()) {
+          operands.push_back(at(op));
+          constant_data.push_back(written_once.contains(op) ? Resolve(at(op), slots_.data())
+                                                            : nullptr);
+        }
+        thunk = MaybeMakeConvolutionThunk(inst, at(&inst), std::move(operands), constant_data,
                                           pool_->size());
       }
       if (thunk == nullptr) {
@@ -260,9 +272,12 @@ class CpuExecutable : public runtime::Executable {
         for (const HloInstruction* op : inst.operands()) operands.push_back(trees[op]);
         thunk = MakeFallbackThunk(inst, std::move(operands), trees[&inst]);
       }
-      scratch_bytes = std::max(scratch_bytes, thunk->scratch_bytes());
       thunks_.push_back(std::move(thunk));
     }
+    ChainBlockedConvolutions(thunks_, *entry.root_instruction());
+    int64_t scratch_bytes = 0;
+    for (const auto& thunk : thunks_)
+      scratch_bytes = std::max(scratch_bytes, thunk->scratch_bytes());
     if (scratch_bytes > 0) {
       scratch_ = std::make_unique<Arena>(scratch_bytes);
       if (scratch_->data() == nullptr) {

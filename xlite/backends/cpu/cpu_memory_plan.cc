@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "xlite/backends/cpu/conv_fusion.h"
+#include "xlite/backends/cpu/convolution_thunk.h"
 #include "xlite/backends/cpu/fusion.h"
 #include "xlite/base/status.h"
 #include "xlite/ir/computation.h"
@@ -54,8 +56,15 @@ absl::Status PrepareCpuModule(HloModule& module) {
   // XLA's CPU pipeline does, their gradients overflow where the evaluator's
   // wider arithmetic does not (mobilenet_v2's training step on random
   // inputs), and the evaluator is the reference.
+  // Convolutions take their post-ops first, before loop fusion would.
+  bool changed = false;
+  if (kFusesConvolutions) {
+    ConvolutionFusion conv_fusion;
+    XLITE_ASSIGN_OR_RETURN(changed, conv_fusion.Run(module));
+  }
   LoopFusion fusion;
-  XLITE_ASSIGN_OR_RETURN(bool changed, fusion.Run(module));
+  XLITE_ASSIGN_OR_RETURN(bool fused, fusion.Run(module));
+  changed = changed || fused;
   // One order per computation needs one call site per computation.
   FlattenCallGraphPass flatten;
   XLITE_ASSIGN_OR_RETURN(bool flattened, flatten.Run(module));
@@ -129,7 +138,8 @@ BufferAssignmentOptions CpuArenaOptions(const AliasAnalysis& aliases) {
   for (const HloValue& value : df.values()) {
     if (!value.shape->IsArray()) continue;
     int64_t& bytes = options.arena_bytes[aliases.BufferOfValue(value.id)];
-    bytes = std::max(bytes, value.shape->ElementCount() * StorageBytes(value.shape->element_type()));
+    bytes =
+        std::max(bytes, value.shape->ElementCount() * StorageBytes(value.shape->element_type()));
   }
   std::vector<bool> written(n, false), returned(n, false), argument(n, false);
   auto mark = [&](const HloInstruction& inst, std::vector<bool>& marks) {

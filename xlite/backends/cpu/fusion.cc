@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "xlite/backends/cpu/conv_fusion.h"
 #include "xlite/backends/cpu/kernel_emitter.h"
 #include "xlite/ir/computation.h"
 #include "xlite/passes/instruction_maker.h"
@@ -185,6 +186,13 @@ void RegisterCpuPasses() {
         "read it too)",
         [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
           return std::unique_ptr<HloPass>(std::make_unique<LoopFusion>());
+        }});
+    RegisterPass(PassInfo{
+        "cpu-conv-fusion",
+        "the cpu backend's convolution fusion: a convolution oneDNN takes and the elementwise "
+        "ops after it that oneDNN computes as its bias and post-ops as one kOutput fusion",
+        [](PassArgs&) -> absl::StatusOr<std::unique_ptr<HloPass>> {
+          return std::unique_ptr<HloPass>(std::make_unique<ConvolutionFusion>());
         }});
     return true;
   }();

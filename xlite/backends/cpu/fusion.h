@@ -23,8 +23,9 @@ class LoopFusion : public HloPass {
   absl::StatusOr<bool> Run(HloModule& module) override;
 };
 
-// Registers cpu-loop-fusion with the pass registry, so that `xlite opt
-// --passes=cpu-loop-fusion` shows what the backend fuses (idempotent).
+// Registers cpu-loop-fusion and cpu-conv-fusion (conv_fusion.h) with the
+// pass registry, so that `xlite opt --passes=...` shows what the backend
+// fuses (idempotent).
 void RegisterCpuPasses();
 
 }  // namespace xlite::cpu
