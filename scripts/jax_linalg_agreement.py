@@ -60,8 +60,18 @@ def eigh_normalised(a):
 
 
 def schur_invariants(a):
+    """What every Schur form of `a` shares: T's diagonal (sorted), zeros
+    below T's diagonal (below its first subdiagonal for a real T, whose 2x2
+    blocks hold complex pairs), a unitary Z, and Z T Z^H = a. T and Z themselves are
+    not unique (the diagonal's order and Z's column phases depend on how the
+    QR iteration converged, which differs between LAPACK builds)."""
     t, z = jsl.schur(a)
-    return t, z, z @ t @ jnp.conj(jnp.swapaxes(z, -1, -2))
+    zh = jnp.conj(jnp.swapaxes(z, -1, -2))
+    diagonal = jnp.diagonal(t, axis1=-2, axis2=-1)
+    order = jnp.lexsort((jnp.round(diagonal.imag, 4), jnp.round(diagonal.real, 4)), axis=-1)
+    below = -1 if jnp.iscomplexobj(t) else -2
+    return (jnp.take_along_axis(diagonal, order, axis=-1), jnp.tril(t, below), zh @ z,
+            z @ t @ zh)
 
 
 PROGRAMS = [
