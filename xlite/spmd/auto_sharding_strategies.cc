@@ -117,7 +117,33 @@ ShardingStrategy Replicated(const HloInstruction& inst, const DeviceMesh& mesh, 
   return s;
 }
 
+// Whether the module lets propagation pick a sharding for output `leaf`
+// (one entry in the list stands for every leaf).
+bool OutputMayBeSharded(const ModuleConfig& config, int64_t leaf) {
+  const std::vector<bool>& allowed = config.allow_spmd_sharding_propagation_to_output;
+  if (allowed.size() == 1) return allowed[0];
+  return leaf < static_cast<int64_t>(allowed.size()) && allowed[leaf];
+}
+
 }  // namespace
+
+void RequireReplicatedOutputs(const HloModule& module, ReshardPricer& pricer,
+                              const HloInstruction& root,
+                              std::vector<ShardingStrategy>& strategies) {
+  const ModuleConfig& config = module.config();
+  for (ShardingStrategy& s : strategies) {
+    if (root.opcode() == HloOpcode::kTuple) {
+      for (size_t i = 0; i < root.operands().size(); ++i) {
+        if (root.operand(i)->shape().IsArray() &&
+            !OutputMayBeSharded(config, static_cast<int64_t>(i))) {
+          s.operands[i] = HloSharding::Replicated();
+        }
+      }
+    } else if (root.shape().IsArray() && !OutputMayBeSharded(config, 0)) {
+      s.communication_seconds += pricer.Seconds(s.result, HloSharding::Replicated(), root.shape());
+    }
+  }
+}
 
 double ReshardPricer::Seconds(const HloSharding& from, const HloSharding& to, const Shape& shape) {
   const HloSharding f = ForPartitioning(from), t = ForPartitioning(to);
@@ -239,6 +265,9 @@ absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const 
             inst->name(), ": it is no sharding over the mesh ", mesh.ToString(),
             " that its rule allows"));
       }
+    }
+    if (inst == module.entry_computation()->root_instruction()) {
+      RequireReplicatedOutputs(module, pricer, *inst, node.strategies);
     }
     ShardingProblem::Node pnode;
     for (const ShardingStrategy& s : node.strategies) {

@@ -60,6 +60,14 @@ class ReshardPricer {
 std::vector<ShardingStrategy> StrategiesOf(const HloInstruction& inst, const DeviceMesh& mesh,
                                            const DeviceSpec& device, CostAnalysis& costs);
 
+// The entry's outputs that the module does not let propagation shard
+// (allow_spmd_sharding_propagation_to_output false) leave replicated: a
+// root tuple needs those operands replicated, an array root pays the
+// gather of its result.
+void RequireReplicatedOutputs(const HloModule& module, ReshardPricer& pricer,
+                              const HloInstruction& root,
+                              std::vector<ShardingStrategy>& strategies);
+
 struct StrategyGraph {
   std::vector<ShardingNode> nodes;  // entry instructions in post order
   absl::flat_hash_map<const HloInstruction*, int64_t> index;
