@@ -11,6 +11,7 @@
 #include "xlite/spmd/auto_sharding_ilp.h"
 #include "xlite/spmd/auto_sharding_problem.h"
 #include "xlite/spmd/auto_sharding_strategies.h"
+#include "xlite/spmd/factor_rule.h"
 #include "xlite/text/printer.h"
 
 namespace xlite::spmd {
@@ -94,8 +95,28 @@ ShardingChoice::Option OptionOf(const StrategyGraph& graph,
   return o;
 }
 
+// Whether the first dot or convolution (in instruction order: in a
+// training step, the forward pass's) that takes `param` directly keeps its
+// leading dim (false when it contracts it); nullopt when none takes it.
+std::optional<bool> LeadingDimKeptByContraction(const HloInstruction& param) {
+  for (const auto& inst : param.parent()->instructions()) {
+    if (inst->opcode() != HloOpcode::kDot && inst->opcode() != HloOpcode::kConvolution) continue;
+    std::optional<FactorRule> rule = FactorRuleOf(*inst);
+    if (!rule.has_value()) continue;
+    for (size_t i = 0; i < inst->operands().size(); ++i) {
+      if (inst->operand(i) != &param || !rule->operands[i].has_value()) continue;
+      for (int64_t f : (*rule->operands[i])[0]) {
+        if (rule->kinds[f] == FactorKind::kReduction) return false;
+      }
+      return true;
+    }
+  }
+  return std::nullopt;
+}
+
 // Data-parallel: the parameters whose leading dim is the batch size split
-// on it over every device, the others replicated; every other instruction
+// on it over every device (those the first dot or convolution taking them
+// contracts there are weights: replicated), the others replicated; every other instruction
 // splits at most one factor, over all devices at once. The batch size is
 // the parameters' leading dim that gives the fastest such plan.
 absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
@@ -105,11 +126,14 @@ absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
     if (mesh.sizes[a] > 1) axes.push_back(a);
   }
   const int64_t n = mesh.num_devices();
+  // The batch sizes: leading dims of parameters that a dot or convolution
+  // keeps (a leading dim it contracts is a weight's, not a batch).
   std::set<int64_t> batches;
   for (const ShardingNode& node : graph.nodes) {
     const HloInstruction& inst = *node.instruction;
     if (inst.opcode() == HloOpcode::kParameter && inst.shape().IsArray() &&
-        inst.shape().rank() > 0 && inst.shape().dimensions(0) % n == 0) {
+        inst.shape().rank() > 0 && inst.shape().dimensions(0) % n == 0 &&
+        LeadingDimKeptByContraction(inst).value_or(false)) {
       batches.insert(inst.shape().dimensions(0));
     }
   }
@@ -127,7 +151,8 @@ absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
       const ShardingNode& node = graph.nodes[v];
       const HloInstruction& inst = *node.instruction;
       const bool is_batch = inst.opcode() == HloOpcode::kParameter && inst.shape().IsArray() &&
-                            inst.shape().rank() > 0 && inst.shape().dimensions(0) == batch;
+                            inst.shape().rank() > 0 && inst.shape().dimensions(0) == batch &&
+                            LeadingDimKeptByContraction(inst).value_or(true);
       for (size_t s = 0; s < node.strategies.size(); ++s) {
         const ShardingStrategy& st = node.strategies[s];
         bool ok = false;
@@ -204,7 +229,8 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
     result.data_parallel_note = (*dp)->second;
   } else {
     result.data_parallel_note =
-        absl::StrCat("no parameter's leading dim divides over ", n, " devices");
+        absl::StrCat("no batch: no parameter whose leading dim divides over ", n,
+                     " devices is kept (not contracted) by the first dot or convolution taking it");
   }
 
   std::vector<std::vector<int64_t>> in_edges(graph.nodes.size()), out_edges(graph.nodes.size());

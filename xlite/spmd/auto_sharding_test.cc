@@ -98,7 +98,9 @@ TEST(AutoShardingStrategies, DotSplitsBatchFreeAndContractingDims) {
     for (size_t a = 0; a < st.axis_factor.size(); ++a) {
       if (st.axis_factor[a] >= 0) devices *= mesh.sizes[a];
     }
-    EXPECT_DOUBLE_EQ(st.compute_seconds, whole / devices) << st.description;
+    // Never better than a perfect split, never worse than no split.
+    EXPECT_GE(st.compute_seconds, whole / devices * (1 - 1e-12)) << st.description;
+    EXPECT_LE(st.compute_seconds, whole * (1 + 1e-12)) << st.description;
     const bool partial = st.description.find("+sum") != std::string::npos;
     EXPECT_EQ(partial, st.communication_seconds > 0) << st.description;
     if (st.description == "[data,_] x [_,model] -> [data,model]") {
