@@ -45,7 +45,9 @@ absl::StatusOr<SolvedPlan> Solve(const ShardingProblem& problem, double seconds)
   }
   absl::StatusOr<SolvedPlan> exact = SolveIlp(simple, *seed, seconds);
   if (!exact.ok()) {
-    if (absl::IsResourceExhausted(exact.status())) return exact.status();
+    if (absl::IsFailedPrecondition(exact.status())) {
+      return absl::ResourceExhaustedError(exact.status().message());
+    }
     seed->solver = absl::StrCat("heuristic (", exact.status().message(), ")");
     return seed;
   }

@@ -16,6 +16,12 @@ namespace {
 // objective is stated in microseconds.
 constexpr double kScale = 1e6;
 
+// CBC checks its time limit between branch-and-bound nodes, not inside the
+// root LP: past this many variables the root LP alone can take minutes on
+// two cores (the deepseek dump on a 2x2 mesh: 146 s for a 10 s limit), so
+// the heuristic's plan stands.
+constexpr int64_t kMaxVariables = 300000;
+
 struct ModelDeleter {
   void operator()(Cbc_Model* m) const { Cbc_deleteModel(m); }
 };
@@ -49,6 +55,15 @@ bool HaveIlpSolver() { return true; }
 absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const SolvedPlan& seed,
                                     double seconds) {
   const int64_t n = static_cast<int64_t>(problem.nodes.size());
+  int64_t variables = 0;
+  for (const ShardingProblem::Node& node : problem.nodes) variables += node.size();
+  for (const ShardingProblem::Edge& edge : problem.edges) {
+    variables += static_cast<int64_t>(edge.cost.size());
+  }
+  if (variables > kMaxVariables) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("ILP of ", variables, " variables too large, over ", kMaxVariables));
+  }
   // Rows: one-hot per node, then per edge one row per strategy of each end,
   // then the memory row.
   std::vector<double> row_lower, row_upper;

@@ -15,7 +15,8 @@ bool HaveIlpSolver();
 
 // The ILP's best plan within `seconds`, started from `seed` (a plan that
 // fits: the solver returns at least as good a one). Unimplemented without
-// CBC; an error when CBC fails outright.
+// CBC; ResourceExhausted for a problem too large to hand to CBC;
+// FailedPrecondition when it proves no plan fits; Internal when CBC fails.
 absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const SolvedPlan& seed,
                                     double seconds);
 
