@@ -63,16 +63,13 @@ double MinimumMemory(const ShardingProblem& problem) {
   return total;
 }
 
-absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
+namespace {
+
+using Incidences = std::vector<std::vector<std::pair<int64_t, bool>>>;
+
+// Each node in order takes its cheapest strategy given its chosen producers.
+std::vector<int64_t> GreedyStart(const ShardingProblem& problem, const Incidences& inc) {
   const int64_t n = static_cast<int64_t>(problem.nodes.size());
-  const double limit = problem.memory_limit;
-  if (MinimumMemory(problem) > limit) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "no sharding fits the memory limit: the parameters need at least %.0f bytes per device, "
-        "the limit is %.0f",
-        MinimumMemory(problem), limit));
-  }
-  const auto inc = Incidence(problem);
   std::vector<int64_t> choice(n, -1);
   for (int64_t v = 0; v < n; ++v) {
     int64_t best = 0;
@@ -83,7 +80,15 @@ absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
     }
     choice[v] = best;
   }
-  // Memory repair: the move with the most bytes saved per second added.
+  return choice;
+}
+
+// Memory repair (the move with the most bytes saved per second added) until
+// `choice` fits, then local improvement until no single node's change helps.
+void RepairAndImprove(const ShardingProblem& problem, const Incidences& inc,
+                      std::vector<int64_t>& choice) {
+  const int64_t n = static_cast<int64_t>(problem.nodes.size());
+  const double limit = problem.memory_limit;
   double memory = PlanMemory(problem, choice);
   while (memory > limit) {
     int64_t best_v = -1, best_s = -1;
@@ -103,7 +108,6 @@ absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
     memory -= problem.nodes[best_v].memory[choice[best_v]] - problem.nodes[best_v].memory[best_s];
     choice[best_v] = best_s;
   }
-  // Local improvement: one node at a time, keeping the plan within memory.
   for (int round = 0; round < 20; ++round) {
     bool changed = false;
     for (int64_t v = 0; v < n; ++v) {
@@ -123,9 +127,31 @@ absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
     }
     if (!changed) break;
   }
+}
+
+}  // namespace
+
+absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
+  const double limit = problem.memory_limit;
+  if (MinimumMemory(problem) > limit) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "no sharding fits the memory limit: the parameters need at least %.0f bytes per device, "
+        "the limit is %.0f",
+        MinimumMemory(problem), limit));
+  }
+  const Incidences inc = Incidence(problem);
+  // Two starts: greedy, and strategy 0 everywhere (replicated, so the plan
+  // is never worse than replicating when that fits); the better one wins.
   SolvedPlan plan;
-  plan.choice = std::move(choice);
-  plan.objective = PlanObjective(problem, plan.choice);
+  for (std::vector<int64_t> choice :
+       {GreedyStart(problem, inc), std::vector<int64_t>(problem.nodes.size(), 0)}) {
+    RepairAndImprove(problem, inc, choice);
+    const double objective = PlanObjective(problem, choice);
+    if (plan.choice.empty() || objective < plan.objective) {
+      plan.choice = std::move(choice);
+      plan.objective = objective;
+    }
+  }
   plan.memory = PlanMemory(problem, plan.choice);
   plan.solver = "heuristic";
   return plan;
