@@ -17,10 +17,12 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   # Optional layers: the CPU backend (LLVM ORC JIT, library GEMM and
-  # convolution), the MPI communicator and LAPACK. The core builds without them.
+  # convolution), the MPI communicator, LAPACK and CBC. The core builds without them.
   llvm-19-dev libdnnl-dev libopenblas-dev openmpi-bin libopenmpi-dev
   # JAX's LAPACK custom-calls (jnp.linalg on CPU) in the evaluator.
   liblapacke-dev
+  # The ILP solver of `xlite autoshard` (without it the heuristic alone answers).
+  coinor-libcbc-dev
 )
 for group in "$@"; do
   case "$group" in

@@ -29,6 +29,12 @@ probe = subprocess.run([xlite, "run", os.path.join(config.test_source_root, "run
                        capture_output=True, text=True)
 if "built without LAPACK" not in probe.stderr:
     config.available_features.add("lapack")
+# `REQUIRES: cbc` tests need auto-sharding's ILP solver (the heuristic alone
+# may find other plans).
+probe = subprocess.run([xlite, "autoshard", os.path.join(os.path.dirname(os.path.dirname(config.test_source_root)), "examples", "mlp.hlo"),
+                        "--mesh", "1", "--json"], capture_output=True, text=True)
+if probe.returncode == 0 and "CBC not built in" not in probe.stdout:
+    config.available_features.add("cbc")
 # `REQUIRES: ml-dtypes` tests need a Python with numpy and ml_dtypes (JAX's
 # venv has them): `--param numpy_python=PATH` where that exists, else the one
 # running lit.

@@ -25,6 +25,7 @@ void AddCalibrateCommand(CLI::App& app, int* exit_code);
 void AddMemCommand(CLI::App& app, int* exit_code);
 void AddSchedCommand(CLI::App& app, int* exit_code);
 void AddShardCommand(CLI::App& app, int* exit_code);
+void AddAutoshardCommand(CLI::App& app, int* exit_code);
 
 }  // namespace xlite::tools
 

@@ -1,5 +1,5 @@
-// The notes `cost`, `mem` and `sched` print: that a report's figures are for
-// the whole program (a module with num_partitions > 1 not partitioned yet,
+// The notes `cost`, `mem` and `sched` print (and their time format): that a report's figures are
+// for the whole program (a module with num_partitions > 1 not partitioned yet,
 // analysis/partition_state.h), and that a peak does not fit a device.
 #ifndef XLITE_TOOLS_DEVICE_FIGURES_H_
 #define XLITE_TOOLS_DEVICE_FIGURES_H_
@@ -20,6 +20,9 @@ inline constexpr char kGlobalFiguresNote[] =
 // The text line saying a peak does not fit `device` (empty when it fits or
 // the device's memory is unknown).
 std::string DoesNotFitWarning(int64_t peak_bytes, const DeviceSpec& device);
+
+// A time as `sched` and `autoshard` print it: "0 s", "12.34 us", "1.5 ms".
+std::string SecondsText(double seconds);
 
 }  // namespace xlite::tools
 

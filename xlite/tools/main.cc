@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   AddCostCommand(app, &exit_code);
   AddCalibrateCommand(app, &exit_code);
   AddShardCommand(app, &exit_code);
+  AddAutoshardCommand(app, &exit_code);
   xlite::spmd::RegisterSpmdPasses();
   AddMemCommand(app, &exit_code);
   AddSchedCommand(app, &exit_code);

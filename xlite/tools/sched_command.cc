@@ -45,12 +45,7 @@ struct SchedOptionsCli {
 
 using SchedReport = ScheduleModuleResult;
 
-std::string Seconds(double s) {
-  if (s == 0) return "0 s";
-  if (s < 1e-3) return absl::StrFormat("%.4g us", s * 1e6);
-  if (s < 1) return absl::StrFormat("%.4g ms", s * 1e3);
-  return absl::StrFormat("%.4g s", s);
-}
+std::string Seconds(double s) { return SecondsText(s); }
 
 std::string ReportText(const SchedReport& r, const DeviceSpec& device, bool per_device, int64_t top,
                        GroupBy group_by) {

@@ -1,0 +1,275 @@
+#include "xlite/spmd/auto_sharding.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xlite/spmd/auto_sharding_ilp.h"
+#include "xlite/spmd/auto_sharding_problem.h"
+#include "xlite/spmd/auto_sharding_strategies.h"
+#include "xlite/spmd/factor_rule.h"
+#include "xlite/text/printer.h"
+
+namespace xlite::spmd {
+namespace {
+
+// The instructions whose chosen sharding is written; propagation derives
+// every other one from them.
+bool IsAnchor(const HloInstruction& inst) {
+  if (!inst.shape().IsArray()) return false;
+  switch (inst.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduce:
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The heuristic's plan, improved by the ILP where CBC is built in.
+absl::StatusOr<SolvedPlan> Solve(const ShardingProblem& problem, double seconds) {
+  const ShardingProblem simple = Simplified(problem);
+  absl::StatusOr<SolvedPlan> seed = SolveHeuristic(simple);
+  if (!seed.ok()) return seed.status();
+  if (!HaveIlpSolver()) {
+    seed->solver = "heuristic (CBC not built in)";
+    return seed;
+  }
+  absl::StatusOr<SolvedPlan> exact = SolveIlp(simple, *seed, seconds);
+  if (!exact.ok()) {
+    if (absl::IsFailedPrecondition(exact.status())) {
+      return absl::ResourceExhaustedError(exact.status().message());
+    }
+    seed->solver = absl::StrCat("heuristic (", exact.status().message(), ")");
+    return seed;
+  }
+  return exact;
+}
+
+PlanTotals Totals(const StrategyGraph& graph, const std::vector<int64_t>& choice) {
+  PlanTotals t;
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    const ShardingStrategy& s = graph.nodes[v].strategies[choice[v]];
+    t.compute_seconds += s.compute_seconds;
+    t.communication_seconds += s.communication_seconds;
+    t.memory_bytes += s.memory_bytes;
+  }
+  for (const ShardingProblem::Edge& e : graph.problem.edges) {
+    t.communication_seconds +=
+        e.cost[choice[e.from] * graph.problem.nodes[e.to].size() + choice[e.to]];
+  }
+  t.seconds = t.compute_seconds + t.communication_seconds;
+  t.fits = t.memory_bytes <= graph.problem.memory_limit;
+  return t;
+}
+
+// Node v's option s with its neighbours as `choice` has them.
+ShardingChoice::Option OptionOf(const StrategyGraph& graph,
+                                const std::vector<std::vector<int64_t>>& in_edges,
+                                const std::vector<std::vector<int64_t>>& out_edges,
+                                const std::vector<int64_t>& choice, int64_t v, int64_t s) {
+  const ShardingStrategy& st = graph.nodes[v].strategies[s];
+  ShardingChoice::Option o;
+  o.sharding = PrintSharding(st.result);
+  o.description = st.description;
+  o.compute_seconds = st.compute_seconds;
+  o.communication_seconds = st.communication_seconds;
+  o.memory_bytes = st.memory_bytes;
+  const int64_t sv = graph.problem.nodes[v].size();
+  double users = 0;
+  for (int64_t e : in_edges[v]) {
+    const ShardingProblem::Edge& edge = graph.problem.edges[e];
+    o.communication_seconds += edge.cost[choice[edge.from] * sv + s];
+  }
+  for (int64_t e : out_edges[v]) {
+    const ShardingProblem::Edge& edge = graph.problem.edges[e];
+    users += edge.cost[s * graph.problem.nodes[edge.to].size() + choice[edge.to]];
+  }
+  o.seconds = o.compute_seconds + o.communication_seconds + users;
+  return o;
+}
+
+// Whether the first dot or convolution (in instruction order: in a
+// training step, the forward pass's) that takes `param` directly keeps its
+// leading dim (false when it contracts it); nullopt when none takes it.
+std::optional<bool> LeadingDimKeptByContraction(const HloInstruction& param) {
+  for (const auto& inst : param.parent()->instructions()) {
+    if (inst->opcode() != HloOpcode::kDot && inst->opcode() != HloOpcode::kConvolution) continue;
+    std::optional<FactorRule> rule = FactorRuleOf(*inst);
+    if (!rule.has_value()) continue;
+    for (size_t i = 0; i < inst->operands().size(); ++i) {
+      if (inst->operand(i) != &param || !rule->operands[i].has_value()) continue;
+      for (int64_t f : (*rule->operands[i])[0]) {
+        if (rule->kinds[f] == FactorKind::kReduction) return false;
+      }
+      return true;
+    }
+  }
+  return std::nullopt;
+}
+
+// Data-parallel: the parameters whose leading dim is the batch size split
+// on it over every device (those the first dot or convolution taking them
+// contracts there are weights: replicated), the others replicated; every other instruction
+// splits at most one factor, over all devices at once. The batch size is
+// the parameters' leading dim that gives the fastest such plan.
+absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
+    const StrategyGraph& graph, const DeviceMesh& mesh, double seconds) {
+  std::vector<int64_t> axes;
+  for (int64_t a = 0; a < mesh.num_axes(); ++a) {
+    if (mesh.sizes[a] > 1) axes.push_back(a);
+  }
+  const int64_t n = mesh.num_devices();
+  // The batch sizes: leading dims of parameters that a dot or convolution
+  // keeps (a leading dim it contracts is a weight's, not a batch).
+  std::set<int64_t> batches;
+  for (const ShardingNode& node : graph.nodes) {
+    const HloInstruction& inst = *node.instruction;
+    if (inst.opcode() == HloOpcode::kParameter && inst.shape().IsArray() &&
+        inst.shape().rank() > 0 && inst.shape().dimensions(0) % n == 0 &&
+        LeadingDimKeptByContraction(inst).value_or(false)) {
+      batches.insert(inst.shape().dimensions(0));
+    }
+  }
+  auto one_factor = [&](const ShardingStrategy& s, std::optional<int64_t> factor) {
+    std::set<int64_t> used(s.axis_factor.begin(), s.axis_factor.end());
+    for (int64_t a : axes) {
+      if (s.axis_factor[a] < 0) return false;
+    }
+    return used.size() == 1 && (!factor.has_value() || *used.begin() == *factor);
+  };
+  std::optional<std::pair<PlanTotals, std::string>> best;
+  for (int64_t batch : batches) {
+    std::vector<std::vector<int64_t>> allowed(graph.nodes.size());
+    for (size_t v = 0; v < graph.nodes.size(); ++v) {
+      const ShardingNode& node = graph.nodes[v];
+      const HloInstruction& inst = *node.instruction;
+      const bool is_batch = inst.opcode() == HloOpcode::kParameter && inst.shape().IsArray() &&
+                            inst.shape().rank() > 0 && inst.shape().dimensions(0) == batch &&
+                            LeadingDimKeptByContraction(inst).value_or(true);
+      for (size_t s = 0; s < node.strategies.size(); ++s) {
+        const ShardingStrategy& st = node.strategies[s];
+        bool ok = false;
+        if (inst.opcode() == HloOpcode::kParameter) {
+          ok = is_batch ? one_factor(st, /*factor=*/0) : s == 0;
+        } else {
+          ok = s == 0 || one_factor(st, std::nullopt);
+        }
+        if (ok) allowed[v].push_back(static_cast<int64_t>(s));
+      }
+      if (allowed[v].empty()) allowed[v].push_back(0);
+    }
+    ShardingProblem restricted = Restricted(graph.problem, allowed);
+    restricted.memory_limit = std::numeric_limits<double>::infinity();
+    absl::StatusOr<SolvedPlan> plan = Solve(restricted, seconds);
+    if (!plan.ok()) return plan.status();
+    std::vector<int64_t> choice(graph.nodes.size());
+    for (size_t v = 0; v < choice.size(); ++v) choice[v] = allowed[v][plan->choice[v]];
+    PlanTotals totals = Totals(graph, choice);
+    if (!best.has_value() || totals.seconds < best->first.seconds) {
+      best = std::make_pair(
+          totals, absl::StrCat("parameters with leading dim ", batch, " split on it over all ", n,
+                               " devices, the others replicated"));
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& device,
+                                          const AutoShardOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const DeviceMesh& mesh = options.mesh;
+  const int64_t n = mesh.num_devices();
+  const ModuleConfig& config = module.config();
+  if (config.replica_count != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "not supported yet: auto-sharding a module with replica_count=", config.replica_count));
+  }
+  if (config.num_partitions > 1 && config.num_partitions != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the mesh ", mesh.ToString(), " has ", n,
+                     " devices but the module has num_partitions=", config.num_partitions));
+  }
+  AutoShardResult result;
+  result.memory_limit = options.memory_limit.value_or(
+      device.memory_bytes > 0 ? device.memory_bytes : std::numeric_limits<double>::infinity());
+  absl::StatusOr<StrategyGraph> graph_or =
+      BuildStrategyGraph(module, mesh, device, result.memory_limit, options.keep_annotations);
+  if (!graph_or.ok()) return graph_or.status();
+  const StrategyGraph& graph = *graph_or;
+  result.nodes = static_cast<int64_t>(graph.nodes.size());
+  result.edges = static_cast<int64_t>(graph.problem.edges.size());
+  for (const ShardingNode& node : graph.nodes) {
+    result.strategies += static_cast<int64_t>(node.strategies.size());
+  }
+  if (MinimumMemory(graph.problem) > result.memory_limit) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "no sharding on %s fits the memory limit: the parameters need at least %.0f bytes per "
+        "device, the limit is %.0f",
+        mesh.ToString(), MinimumMemory(graph.problem), result.memory_limit));
+  }
+  absl::StatusOr<SolvedPlan> plan = Solve(graph.problem, options.solver_seconds);
+  if (!plan.ok()) return plan.status();
+  result.solver = plan->solver;
+  result.plan = Totals(graph, plan->choice);
+  result.replicated = Totals(graph, std::vector<int64_t>(graph.nodes.size(), 0));
+  absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> dp =
+      DataParallel(graph, mesh, options.solver_seconds);
+  if (!dp.ok()) return dp.status();
+  if (dp->has_value()) {
+    result.data_parallel = (*dp)->first;
+    result.data_parallel_note = (*dp)->second;
+  } else {
+    result.data_parallel_note =
+        absl::StrCat("no batch: no parameter whose leading dim divides over ", n,
+                     " devices is kept (not contracted) by the first dot or convolution taking it");
+  }
+
+  std::vector<std::vector<int64_t>> in_edges(graph.nodes.size()), out_edges(graph.nodes.size());
+  for (size_t e = 0; e < graph.problem.edges.size(); ++e) {
+    in_edges[graph.problem.edges[e].to].push_back(static_cast<int64_t>(e));
+    out_edges[graph.problem.edges[e].from].push_back(static_cast<int64_t>(e));
+  }
+  if (!options.keep_annotations) {
+    for (const auto& computation : module.computations()) {
+      for (const auto& inst : computation->instructions()) inst->clear_sharding();
+    }
+  }
+  // The graph's nodes in the same order, to write to.
+  const std::vector<HloInstruction*> entry = module.entry_computation()->MakeInstructionPostOrder();
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    const ShardingNode& node = graph.nodes[v];
+    if (!IsAnchor(*node.instruction)) continue;
+    const int64_t s = plan->choice[v];
+    ShardingChoice choice;
+    choice.instruction = node.instruction->name();
+    choice.opcode = std::string(OpcodeName(node.instruction->opcode()));
+    choice.chosen = OptionOf(graph, in_edges, out_edges, plan->choice, static_cast<int64_t>(v), s);
+    for (size_t t = 0; t < node.strategies.size(); ++t) {
+      if (static_cast<int64_t>(t) == s) continue;
+      ShardingChoice::Option o = OptionOf(graph, in_edges, out_edges, plan->choice,
+                                          static_cast<int64_t>(v), static_cast<int64_t>(t));
+      o.over_memory_limit = result.plan.memory_bytes - choice.chosen.memory_bytes + o.memory_bytes >
+                            result.memory_limit;
+      if (!choice.rejected.has_value() || o.seconds < choice.rejected->seconds) choice.rejected = o;
+    }
+    result.choices.push_back(std::move(choice));
+    entry[v]->set_sharding(node.strategies[s].result);
+  }
+  module.config().num_partitions = n;
+  result.search_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace xlite::spmd

@@ -1,0 +1,285 @@
+#include "xlite/spmd/auto_sharding.h"
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xlite/analysis/collective_model.h"
+#include "xlite/analysis/verifier.h"
+#include "xlite/spmd/auto_sharding_ilp.h"
+#include "xlite/spmd/auto_sharding_problem.h"
+#include "xlite/spmd/auto_sharding_strategies.h"
+#include "xlite/text/parser.h"
+#include "xlite/text/printer.h"
+
+namespace xlite::spmd {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kMlp[] = R"(
+HloModule mlp
+
+%sum (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %add = f32[] add(%x, %y)
+}
+
+ENTRY %main (input: f32[8,16], w1: f32[16,32], b1: f32[32], w2: f32[32,4]) -> (f32[8,4], f32[]) {
+  %input = f32[8,16] parameter(0)
+  %w1 = f32[16,32] parameter(1)
+  %b1 = f32[32] parameter(2)
+  %w2 = f32[32,4] parameter(3)
+  %dot.1 = f32[8,32] dot(%input, %w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %broadcast.1 = f32[8,32] broadcast(%b1), dimensions={1}
+  %add.1 = f32[8,32] add(%dot.1, %broadcast.1)
+  %zero = f32[] constant(0)
+  %broadcast.2 = f32[8,32] broadcast(%zero), dimensions={}
+  %relu = f32[8,32] maximum(%add.1, %broadcast.2)
+  %dot.2 = f32[8,4] dot(%relu, %w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %reduce = f32[] reduce(%dot.2, %zero), dimensions={0,1}, to_apply=%sum
+  ROOT %tuple = (f32[8,4], f32[]) tuple(%dot.2, %reduce)
+}
+)";
+
+std::unique_ptr<HloModule> Parse(const char* text) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+const HloInstruction& Find(const HloModule& m, std::string_view name) {
+  for (const auto& inst : m.entry_computation()->instructions()) {
+    if (inst->name() == name) return *inst;
+  }
+  ADD_FAILURE() << "no " << name;
+  return *m.entry_computation()->root_instruction();
+}
+
+DeviceSpec H100() { return *LoadDeviceSpec("h100"); }
+
+TEST(AutoShardingMesh, ParsesShapesAndNames) {
+  absl::StatusOr<DeviceMesh> mesh = ParseMesh("2x4:data,model");
+  ASSERT_TRUE(mesh.ok()) << mesh.status();
+  EXPECT_EQ(mesh->num_devices(), 8);
+  EXPECT_EQ(mesh->ToString(), "2x4:data,model");
+  EXPECT_EQ(ParseMesh("8")->ToString(), "8:a0");
+  for (const char* bad : {"", "2x", "0x4", "2xfour", "2x4:data", "2x4:a,a", "2x4:a,"}) {
+    EXPECT_FALSE(ParseMesh(bad).ok()) << bad;
+  }
+}
+
+TEST(AutoShardingMesh, ShardingOfAxesPerDim) {
+  const DeviceMesh mesh = *ParseMesh("2x4:data,model");
+  EXPECT_EQ(PrintSharding(MeshSharding(mesh, {{0}, {1}})), "{devices=[2,4]<=[8]}");
+  EXPECT_EQ(PrintSharding(MeshSharding(mesh, {{1}, {0}})), "{devices=[4,2]<=[2,4]T(1,0)}");
+  EXPECT_EQ(PrintSharding(MeshSharding(mesh, {{}, {1}})),
+            "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}");
+  EXPECT_EQ(PrintSharding(MeshSharding(mesh, {{0, 1}, {}})), "{devices=[8,1]<=[8]}");
+  EXPECT_TRUE(MeshSharding(mesh, {{}, {}}).IsReplicated());
+}
+
+TEST(AutoShardingStrategies, DotSplitsBatchFreeAndContractingDims) {
+  auto m = Parse(kMlp);
+  const DeviceMesh mesh = *ParseMesh("2x4:data,model");
+  const DeviceSpec device = H100();
+  CostAnalysis costs;
+  std::vector<ShardingStrategy> s = StrategiesOf(Find(*m, "dot.1"), mesh, device, costs);
+  // Factors M(8), K(16), N(32): each axis on one of them or on none.
+  ASSERT_EQ(s.size(), 16u);
+  EXPECT_EQ(s[0].description, "replicated");
+  const double whole = s[0].compute_seconds;
+  bool saw_k_split = false, saw_megatron = false;
+  for (const ShardingStrategy& st : s) {
+    int64_t devices = 1;
+    for (size_t a = 0; a < st.axis_factor.size(); ++a) {
+      if (st.axis_factor[a] >= 0) devices *= mesh.sizes[a];
+    }
+    // Never better than a perfect split, never worse than no split.
+    EXPECT_GE(st.compute_seconds, whole / devices * (1 - 1e-12)) << st.description;
+    EXPECT_LE(st.compute_seconds, whole * (1 + 1e-12)) << st.description;
+    const bool partial = st.description.find("+sum") != std::string::npos;
+    EXPECT_EQ(partial, st.communication_seconds > 0) << st.description;
+    if (st.description == "[data,_] x [_,model] -> [data,model]") {
+      saw_megatron = true;
+      EXPECT_EQ(PrintSharding(st.result), "{devices=[2,4]<=[8]}");
+    }
+    if (st.description == "[_,model] x [model,_] -> [_,_] +sum(model)") {
+      saw_k_split = true;
+      EXPECT_TRUE(st.result.IsReplicated());
+      // The partial sums of the per-device result, all-reduced over 4.
+      EXPECT_DOUBLE_EQ(
+          st.communication_seconds,
+          AlphaBeta(CollectiveKind::kAllReduce, 8 * 32 * 4, 4, device.interconnect_latency_seconds,
+                    device.interconnect_bandwidth_bytes_per_second)
+              .seconds);
+    }
+  }
+  EXPECT_TRUE(saw_k_split);
+  EXPECT_TRUE(saw_megatron);
+}
+
+TEST(AutoShardingStrategies, ElementwiseOperandsFollowTheResult) {
+  auto m = Parse(kMlp);
+  const DeviceMesh mesh = *ParseMesh("2x4:data,model");
+  CostAnalysis costs;
+  std::vector<ShardingStrategy> s = StrategiesOf(Find(*m, "add.1"), mesh, H100(), costs);
+  ASSERT_EQ(s.size(), 9u);  // two dims, two axes: 3 x 3
+  for (const ShardingStrategy& st : s) {
+    EXPECT_EQ(st.communication_seconds, 0);
+    ASSERT_EQ(st.operands.size(), 2u);
+    EXPECT_EQ(*st.operands[0], st.result);
+    EXPECT_EQ(*st.operands[1], st.result);
+  }
+}
+
+TEST(AutoShardingStrategies, ReduceSplitsLeavePartialSums) {
+  auto m = Parse(kMlp);
+  const DeviceMesh mesh = *ParseMesh("2x4:data,model");
+  CostAnalysis costs;
+  std::vector<ShardingStrategy> s = StrategiesOf(Find(*m, "reduce"), mesh, H100(), costs);
+  // Reduced dims 8 and 4, each axis on one or none: 3 x 3, less both axes
+  // (8 devices) on the dim of 4.
+  ASSERT_EQ(s.size(), 8u);
+  for (size_t i = 1; i < s.size(); ++i) {
+    EXPECT_TRUE(s[i].result.IsReplicated());
+    EXPECT_GT(s[i].communication_seconds, 0);
+    EXPECT_THAT(s[i].description, HasSubstr("+sum("));
+    // The init value is replicated whatever the split.
+    EXPECT_TRUE(s[i].operands[1]->IsReplicated());
+  }
+}
+
+TEST(AutoShardingStrategies, UnevenSplitsAreNotCandidates) {
+  auto m = Parse(kMlp);
+  const DeviceMesh mesh = *ParseMesh("3");
+  CostAnalysis costs;
+  // No dim of 8x32 divides by 3.
+  EXPECT_EQ(StrategiesOf(Find(*m, "add.1"), mesh, H100(), costs).size(), 1u);
+}
+
+TEST(AutoShardingCosts, ReshardIsFreeToSliceAndAnAllGatherBack) {
+  const DeviceMesh mesh = *ParseMesh("2x4:data,model");
+  const DeviceSpec device = H100();
+  ReshardPricer pricer(device, mesh.num_devices());
+  const Shape shape = Shape(PrimitiveType::F32, {8, 32});
+  const HloSharding split = MeshSharding(mesh, {{0}, {}});
+  EXPECT_EQ(pricer.Seconds(HloSharding::Replicated(), split, shape), 0);
+  // Gathering dim 0 over the 2 devices of `data`: the full 8x32 f32 array.
+  EXPECT_DOUBLE_EQ(
+      pricer.Seconds(split, HloSharding::Replicated(), shape),
+      AlphaBeta(CollectiveKind::kAllGather, 8 * 32 * 4, 2, device.interconnect_latency_seconds,
+                device.interconnect_bandwidth_bytes_per_second)
+          .seconds);
+}
+
+TEST(AutoSharding, MemoryLimitForcesShardedParameters) {
+  const DeviceSpec device = H100();
+  AutoShardOptions options;
+  options.mesh = *ParseMesh("2x4:data,model");
+  {
+    auto m = Parse(kMlp);
+    absl::StatusOr<AutoShardResult> r = AutoShard(*m, device, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    // Tiny arrays: communication latency outweighs any split.
+    EXPECT_DOUBLE_EQ(r->plan.seconds, r->replicated.seconds);
+    EXPECT_EQ(r->plan.memory_bytes, (8 * 16 + 16 * 32 + 32 + 32 * 4) * 4);
+  }
+  auto m = Parse(kMlp);
+  options.memory_limit = 1000;
+  absl::StatusOr<AutoShardResult> r = AutoShard(*m, device, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->plan.memory_bytes, 1000);
+  EXPECT_TRUE(r->plan.fits);
+  EXPECT_FALSE(r->replicated.fits);
+  EXPECT_GT(r->plan.seconds, r->replicated.seconds);
+  EXPECT_EQ(m->config().num_partitions, 8);
+  EXPECT_TRUE(Find(*m, "w1").sharding().IsTiled());
+  EXPECT_TRUE(VerifyModule(*m).ok());
+  // Every annotated instruction is reported with an alternative.
+  ASSERT_EQ(r->choices.size(), 7u);
+  for (const ShardingChoice& c : r->choices) EXPECT_TRUE(c.rejected.has_value()) << c.instruction;
+
+  auto too_small = Parse(kMlp);
+  options.memory_limit = 100;
+  absl::StatusOr<AutoShardResult> none = AutoShard(*too_small, device, options);
+  EXPECT_TRUE(absl::IsResourceExhausted(none.status())) << none.status();
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("fits the memory limit"));
+}
+
+TEST(AutoSharding, MeshMustMatchThePartitionCount) {
+  auto m = Parse(kMlp);
+  m->config().num_partitions = 4;
+  AutoShardOptions options;
+  options.mesh = *ParseMesh("2x4");
+  absl::StatusOr<AutoShardResult> r = AutoShard(*m, H100(), options);
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("num_partitions=4"));
+}
+
+// A random problem with a memory row, small enough to enumerate.
+ShardingProblem RandomProblem(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> cost(0, 10), memory(0, 5);
+  ShardingProblem p;
+  for (int v = 0; v < 5; ++v) {
+    ShardingProblem::Node node;
+    for (int s = 0; s < 3; ++s) {
+      node.cost.push_back(cost(rng));
+      node.memory.push_back(memory(rng));
+    }
+    p.nodes.push_back(node);
+  }
+  for (auto [a, b] :
+       std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {0, 2}, {2, 3}, {3, 4}, {1, 4}}) {
+    ShardingProblem::Edge e{a, b, {}};
+    for (int i = 0; i < 9; ++i) e.cost.push_back(cost(rng));
+    p.edges.push_back(e);
+  }
+  p.memory_limit = 12;
+  return p;
+}
+
+double BruteForce(const ShardingProblem& p) {
+  double best = INFINITY;
+  std::vector<int64_t> choice(p.nodes.size(), 0);
+  for (int code = 0; code < 243; ++code) {
+    for (int v = 0, c = code; v < 5; ++v, c /= 3) choice[v] = c % 3;
+    if (PlanMemory(p, choice) <= p.memory_limit) best = std::min(best, PlanObjective(p, choice));
+  }
+  return best;
+}
+
+TEST(AutoShardingSolver, HeuristicIsFeasibleAndTheIlpOptimal) {
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    const ShardingProblem p = RandomProblem(seed);
+    const double optimum = BruteForce(p);
+    absl::StatusOr<SolvedPlan> heuristic = SolveHeuristic(p);
+    ASSERT_TRUE(heuristic.ok()) << heuristic.status();
+    EXPECT_LE(heuristic->memory, p.memory_limit);
+    EXPECT_GE(heuristic->objective, optimum - 1e-9);
+    // Simplification keeps every plan's objective.
+    EXPECT_NEAR(PlanObjective(Simplified(p), heuristic->choice), heuristic->objective, 1e-9);
+    absl::StatusOr<SolvedPlan> exact = SolveIlp(p, *heuristic, 10);
+    if (!HaveIlpSolver()) {
+      EXPECT_TRUE(absl::IsUnimplemented(exact.status()));
+      continue;
+    }
+    ASSERT_TRUE(exact.ok()) << exact.status();
+    EXPECT_TRUE(exact->optimal);
+    EXPECT_NEAR(exact->objective, optimum, 1e-6) << "seed " << seed;
+    EXPECT_LE(exact->memory, p.memory_limit + 1e-9);
+  }
+}
+
+TEST(AutoShardingSolver, NothingFitsIsAnError) {
+  ShardingProblem p = RandomProblem(3);
+  p.memory_limit = MinimumMemory(p) * 0.99;
+  EXPECT_TRUE(absl::IsResourceExhausted(SolveHeuristic(p).status()));
+}
+
+}  // namespace
+}  // namespace xlite::spmd
