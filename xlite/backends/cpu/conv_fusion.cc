@@ -96,13 +96,17 @@ absl::StatusOr<bool> ConvolutionFusion::Run(HloModule& module) {
   InstructionMaker maker(module);
   absl::flat_hash_set<HloInstruction*> cloned;
   bool changed = false;
-  // Post order: each convolution is visited before the ops after it, and
-  // only elementwise ops (never a convolution) leave the entry meanwhile.
+  // The convolutions in post order (each before the ops after it), taken
+  // before any chain is outlined: outlining deletes the chain's elementwise
+  // ops, never a convolution, so these pointers stay valid.
+  std::vector<HloInstruction*> convolutions;
   for (HloInstruction* inst : entry.MakeInstructionPostOrder()) {
-    if (!IsOneDnnConvolution(*inst) || !inst->control_predecessors().empty() ||
-        !inst->control_successors().empty()) {
-      continue;
+    if (IsOneDnnConvolution(*inst) && inst->control_predecessors().empty() &&
+        inst->control_successors().empty()) {
+      convolutions.push_back(inst);
     }
+  }
+  for (HloInstruction* inst : convolutions) {
     Chain c = GrowChain(inst, entry);
     if (c.ops.empty()) continue;
     Outline(module, entry, maker, c, cloned);
