@@ -53,8 +53,24 @@ class KernelThunk : public Thunk {
   bool parallel_ = false;
 };
 
+// Below this many multiply-adds a batched dot runs its gemms on the calling
+// thread: the pool's wake-up costs more than the work.
+constexpr int64_t kParallelMacs = int64_t{1} << 18;
+
+// Whether `batch` gemms of `macs` multiply-adds in all run one single-threaded
+// gemm per batch element, the batch split over the pool's `threads`, rather
+// than one after another each threaded by OpenBLAS: when every thread gets a
+// share and the shares are even or so many that the odd one hardly matters.
+// Small gemms (attention's heads) thread poorly inside OpenBLAS, and one call
+// per thread saves its per-call synchronisation.
+bool SplitsBatch(int64_t batch, int64_t macs, int threads) {
+  return threads > 1 && macs >= kParallelMacs && batch >= threads &&
+         (batch % threads == 0 || batch >= 4 * threads);
+}
+
 // One gemm per batch element, row-major: C[M,N] = op(A) op(B), A and B at
-// the batch element's offsets with leading dimensions lda and ldb.
+// the batch element's offsets with leading dimensions lda and ldb; the batch
+// split over the pool where SplitsBatch says so.
 class DotThunk : public Thunk {
  public:
   struct Plan {
@@ -67,29 +83,41 @@ class DotThunk : public Thunk {
       : Thunk(inst), plan_(std::move(plan)), out_(out), lhs_(lhs), rhs_(rhs) {}
   std::string_view kind() const override { return "dot"; }
   absl::Status Run(ThunkContext& ctx) override {
-    // OpenBLAS keeps its own threads: as many as the executable's pool.
-    if (openblas_get_num_threads() != ctx.pool->size()) openblas_set_num_threads(ctx.pool->size());
-    if (plan_.f64) {
-      RunAs<double>(ctx);
+    const int64_t batch = static_cast<int64_t>(plan_.a_offsets.size());
+    const bool split = SplitsBatch(batch, batch * plan_.m * plan_.n * plan_.k, ctx.pool->size());
+    // OpenBLAS keeps its own threads: as many as the executable's pool, or
+    // one where the pool's threads each take a share of the batch.
+    const int blas_threads = split ? 1 : ctx.pool->size();
+    if (openblas_get_num_threads() != blas_threads) openblas_set_num_threads(blas_threads);
+    const auto run = [&](int64_t begin, int64_t end) {
+      if (plan_.f64) {
+        RunAs<double>(ctx, begin, end);
+      } else {
+        RunAs<float>(ctx, begin, end);
+      }
+    };
+    if (split) {
+      ctx.pool->ParallelFor(batch, run);
     } else {
-      RunAs<float>(ctx);
+      run(0, batch);
     }
     return absl::OkStatus();
   }
 
  private:
+  // The gemms of batch elements [begin, end).
   template <typename T>
-  void RunAs(ThunkContext& ctx) {
+  void RunAs(ThunkContext& ctx, int64_t begin, int64_t end) {
     const Plan& p = plan_;
     const auto ta = p.trans_a ? CblasTrans : CblasNoTrans;
     const auto tb = p.trans_b ? CblasTrans : CblasNoTrans;
     const auto* lhs = reinterpret_cast<const T*>(Resolve(lhs_, ctx.slots));
     const auto* rhs = reinterpret_cast<const T*>(Resolve(rhs_, ctx.slots));
     auto* out = reinterpret_cast<T*>(Resolve(out_, ctx.slots));
-    for (size_t b = 0; b < p.a_offsets.size(); ++b) {
+    for (int64_t b = begin; b < end; ++b) {
       const T* a = lhs + p.a_offsets[b];
       const T* bm = rhs + p.b_offsets[b];
-      T* c = out + static_cast<int64_t>(b) * p.m * p.n;
+      T* c = out + b * p.m * p.n;
       if constexpr (std::is_same_v<T, double>) {
         cblas_dgemm(CblasRowMajor, ta, tb, p.m, p.n, p.k, 1.0, a, p.lda, bm, p.ldb, 0.0, c, p.n);
       } else {
