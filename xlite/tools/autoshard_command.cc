@@ -1,5 +1,5 @@
 // `xlite autoshard`: finds shardings for a module on a device mesh
-// (xlite/spmd/auto_sharding.h), writes the annotated module, and with
+// (xlite/spmd/autoshard/auto_sharding.h), writes the annotated module, and with
 // --explain or --json says what each choice costs next to the best
 // rejected one and the plan next to fully replicated and data-parallel.
 #include <iostream>
@@ -15,7 +15,7 @@
 #include "xlite/analysis/verifier.h"
 #include "xlite/base/byte_text.h"
 #include "xlite/base/file_io.h"
-#include "xlite/spmd/auto_sharding.h"
+#include "xlite/spmd/autoshard/auto_sharding.h"
 #include "xlite/text/printer.h"
 #include "xlite/tools/commands.h"
 #include "xlite/tools/device_figures.h"

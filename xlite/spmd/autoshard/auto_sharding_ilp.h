@@ -2,11 +2,11 @@
 // one-hot strategy variables per node, a pair variable per edge and pair of
 // strategies tied to both ends' choices (the standard linearisation of the
 // pair costs), and one memory row. Built only where CBC was found.
-#ifndef XLITE_SPMD_AUTO_SHARDING_ILP_H_
-#define XLITE_SPMD_AUTO_SHARDING_ILP_H_
+#ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_ILP_H_
+#define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_ILP_H_
 
 #include "absl/status/statusor.h"
-#include "xlite/spmd/auto_sharding_problem.h"
+#include "xlite/spmd/autoshard/auto_sharding_problem.h"
 
 namespace xlite::spmd {
 
@@ -22,4 +22,4 @@ absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const Solved
 
 }  // namespace xlite::spmd
 
-#endif  // XLITE_SPMD_AUTO_SHARDING_ILP_H_
+#endif  // XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_ILP_H_

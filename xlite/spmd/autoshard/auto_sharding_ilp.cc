@@ -1,4 +1,4 @@
-#include "xlite/spmd/auto_sharding_ilp.h"
+#include "xlite/spmd/autoshard/auto_sharding_ilp.h"
 
 #include <coin/Cbc_C_Interface.h>
 

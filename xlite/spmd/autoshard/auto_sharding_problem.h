@@ -3,8 +3,8 @@
 // their ends' strategies, and a memory limit; a plan picks one strategy per
 // node. The fast heuristic that always answers lives here; the exact ILP in
 // auto_sharding_ilp.h.
-#ifndef XLITE_SPMD_AUTO_SHARDING_PROBLEM_H_
-#define XLITE_SPMD_AUTO_SHARDING_PROBLEM_H_
+#ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_PROBLEM_H_
+#define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_PROBLEM_H_
 
 #include <cstdint>
 #include <limits>
@@ -62,4 +62,4 @@ ShardingProblem Restricted(const ShardingProblem& problem,
 
 }  // namespace xlite::spmd
 
-#endif  // XLITE_SPMD_AUTO_SHARDING_PROBLEM_H_
+#endif  // XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_PROBLEM_H_

@@ -3,8 +3,8 @@
 // scatters) on a device mesh, writes them as annotations for sharding
 // propagation to complete, and says why (each choice's cost next to the
 // best rejected one, the plan next to fully replicated and data-parallel).
-#ifndef XLITE_SPMD_AUTO_SHARDING_H_
-#define XLITE_SPMD_AUTO_SHARDING_H_
+#ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_
+#define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_
 
 #include <cstdint>
 #include <optional>
@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/ir/module.h"
-#include "xlite/spmd/auto_sharding_mesh.h"
+#include "xlite/spmd/autoshard/auto_sharding_mesh.h"
 
 namespace xlite::spmd {
 
@@ -72,4 +72,4 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
 
 }  // namespace xlite::spmd
 
-#endif  // XLITE_SPMD_AUTO_SHARDING_H_
+#endif  // XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_

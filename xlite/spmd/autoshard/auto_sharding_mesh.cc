@@ -1,4 +1,4 @@
-#include "xlite/spmd/auto_sharding_mesh.h"
+#include "xlite/spmd/autoshard/auto_sharding_mesh.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "xlite/spmd/auto_sharding.h"
+#include "xlite/spmd/autoshard/auto_sharding.h"
 
 #include <cmath>
 #include <random>
@@ -8,9 +8,9 @@
 #include "gtest/gtest.h"
 #include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/verifier.h"
-#include "xlite/spmd/auto_sharding_ilp.h"
-#include "xlite/spmd/auto_sharding_problem.h"
-#include "xlite/spmd/auto_sharding_strategies.h"
+#include "xlite/spmd/autoshard/auto_sharding_ilp.h"
+#include "xlite/spmd/autoshard/auto_sharding_problem.h"
+#include "xlite/spmd/autoshard/auto_sharding_strategies.h"
 #include "xlite/text/parser.h"
 #include "xlite/text/printer.h"
 

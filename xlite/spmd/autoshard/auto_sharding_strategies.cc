@@ -1,4 +1,4 @@
-#include "xlite/spmd/auto_sharding_strategies.h"
+#include "xlite/spmd/autoshard/auto_sharding_strategies.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "xlite/spmd/auto_sharding.h"
+#include "xlite/spmd/autoshard/auto_sharding.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "xlite/spmd/auto_sharding_ilp.h"
-#include "xlite/spmd/auto_sharding_problem.h"
-#include "xlite/spmd/auto_sharding_strategies.h"
+#include "xlite/spmd/autoshard/auto_sharding_ilp.h"
+#include "xlite/spmd/autoshard/auto_sharding_problem.h"
+#include "xlite/spmd/autoshard/auto_sharding_strategies.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/text/printer.h"
 

@@ -1,4 +1,4 @@
-#include "xlite/spmd/auto_sharding_problem.h"
+#include "xlite/spmd/autoshard/auto_sharding_problem.h"
 
 #include <algorithm>
 #include <map>

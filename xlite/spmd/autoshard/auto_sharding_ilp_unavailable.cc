@@ -1,5 +1,5 @@
 // SolveIlp where CBC was not found: the heuristic alone answers.
-#include "xlite/spmd/auto_sharding_ilp.h"
+#include "xlite/spmd/autoshard/auto_sharding_ilp.h"
 
 namespace xlite::spmd {
 

@@ -3,8 +3,8 @@
 // priced by the cost model on the device, and the reshard cost between a
 // producer's result and a consumer's operand from the reshard planner and
 // the alpha-beta collective model; together the ShardingProblem to solve.
-#ifndef XLITE_SPMD_AUTO_SHARDING_STRATEGIES_H_
-#define XLITE_SPMD_AUTO_SHARDING_STRATEGIES_H_
+#ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_STRATEGIES_H_
+#define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_STRATEGIES_H_
 
 #include <cstdint>
 #include <optional>
@@ -16,8 +16,8 @@
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
 #include "xlite/ir/module.h"
-#include "xlite/spmd/auto_sharding_mesh.h"
-#include "xlite/spmd/auto_sharding_problem.h"
+#include "xlite/spmd/autoshard/auto_sharding_mesh.h"
+#include "xlite/spmd/autoshard/auto_sharding_problem.h"
 
 namespace xlite::spmd {
 
@@ -85,4 +85,4 @@ absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const 
 
 }  // namespace xlite::spmd
 
-#endif  // XLITE_SPMD_AUTO_SHARDING_STRATEGIES_H_
+#endif  // XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_STRATEGIES_H_

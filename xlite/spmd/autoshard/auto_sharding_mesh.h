@@ -1,8 +1,8 @@
 // The device mesh auto-sharding searches over (`2x4:data,model`): named axes
 // of devices numbered row-major, and the HloSharding of a tensor whose dims
 // are split over some of those axes (the rest replicate it).
-#ifndef XLITE_SPMD_AUTO_SHARDING_MESH_H_
-#define XLITE_SPMD_AUTO_SHARDING_MESH_H_
+#ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_MESH_H_
+#define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_MESH_H_
 
 #include <cstdint>
 #include <string>
@@ -34,4 +34,4 @@ HloSharding MeshSharding(const DeviceMesh& mesh, const std::vector<std::vector<i
 
 }  // namespace xlite::spmd
 
-#endif  // XLITE_SPMD_AUTO_SHARDING_MESH_H_
+#endif  // XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_MESH_H_
