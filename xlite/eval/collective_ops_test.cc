@@ -235,6 +235,43 @@ TEST(CollectiveOps, FloatSumIsBitIdenticalInGroupOrder) {
   for (const Literal& l : *r) EXPECT_TRUE(l == (*r)[0]);
 }
 
+// XLA:CPU's AllReducePromotion: bf16 sums in f32 and rounds once. 1 plus
+// 2^-8 three times: per step each 1 + 2^-8 ties back to 1; in f32 the sum
+// 1 + 3 * 2^-8 rounds (a tie, to even) to 1 + 2^-6. The tuple form and
+// reduce-scatter promote the same way, an f32 operand beside stays f32.
+TEST(CollectiveOps, Bf16AllReduceAndReduceScatterSumInF32) {
+  const std::string bf16_add = R"(
+add_bf16 {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+)";
+  const auto run = [&](const std::string& body, const std::string& shape) {
+    return RunOnAll(absl::StrCat("HloModule m, replica_count=4\n", bf16_add, kAdd, "\nENTRY e {\n",
+                                 body, "\n}\n"),
+                    ScalarPerDevice(shape, [&](int64_t d) {
+                      return std::vector<double>(shape == "bf16[]" ? 1 : 4,
+                                                 d == 0 ? 1.0 : 1.0 / 256);
+                    }));
+  };
+  auto r = run(R"(
+  p = bf16[] parameter(0)
+  ROOT r = bf16[] all-reduce(p), replica_groups={{0,1,2,3}}, to_apply=add_bf16)",
+               "bf16[]");
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const Literal& l : *r) EXPECT_EQ(l.GetDouble(0), 1.0 + 1.0 / 64);
+  auto rs = run(R"(
+  p = bf16[4] parameter(0)
+  ROOT r = bf16[1] reduce-scatter(p), replica_groups={{0,1,2,3}}, dimensions={0}, to_apply=add_bf16)",
+                "bf16[4]");
+  ASSERT_TRUE(rs.ok()) << rs.status();
+  for (const Literal& l : *rs) {
+    EXPECT_EQ(l.shape().element_type(), PrimitiveType::BF16);
+    EXPECT_THAT(Flat(l), ElementsAre(1.0 + 1.0 / 64));
+  }
+}
+
 TEST(CollectiveOps, FastReducersOnIntegersAndPred) {
   struct Case {
     const char* op;

@@ -4,8 +4,9 @@
 // from the init values and folds the reduced elements one at a time in
 // row-major order of the reduced dimensions (ascending dimension numbers,
 // whatever order `dimensions={...}` lists them in), acc = reducer(acc, x).
-// That is the order of XLA's HloEvaluator, so non-associative reducers and
-// narrow-float rounding match it.
+// That is the order of XLA's HloEvaluator, so non-associative reducers match
+// it. A sum of f16/bf16/f8 accumulates in f32 and rounds once
+// (NarrowSum::kWidened); other narrow-float reducers round every step.
 #include <algorithm>
 #include <vector>
 
@@ -89,7 +90,8 @@ absl::StatusOr<Literal> Reduce(const HloInstruction& inst, Operands operands, Ev
   }
   std::vector<Literal*> output_ptrs = Pointers(outputs);
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Combiner> combiner,
-                         Combiner::Make(*inst.to_apply(), inputs, ctx));
+                         Combiner::Make(*inst.to_apply(), inputs, ctx,
+                                        /*accumulator_last=*/false, NarrowSum::kWidened));
 
   if (kept_count > 0) {
     std::vector<int64_t> kept_index(kept_dims.size(), 0);

@@ -98,30 +98,37 @@ TEST(Reduce, IntegersWrapAndPredicatesUseLogic) {
   EXPECT_THAT(ToDoubles(*any), ElementsAre(1));
 }
 
-TEST(Reduce, Bf16RoundsAfterEveryStep) {
-  // 1 + 2^-8 is a tie in bf16 and rounds back to 1 each time; rounding only
-  // the exact sum 1 + 3 * 2^-8 would give 1 + 2^-6.
+TEST(Reduce, NarrowFloatSumAccumulatesInF32) {
+  // 1 + 2^-8 is a tie in bf16 and rounds back to 1 each time; the f32 sum
+  // 1 + 3 * 2^-8 rounded once gives 1 + 2^-6.
   auto r = EvaluateText(
       ReduceModule("bf16", "bf16[4]", "bf16[]", "0", "add"),
       {MakeLiteral("bf16[4]", {1, 1.0 / 256, 1.0 / 256, 1.0 / 256}), MakeLiteral("bf16[]", {0})});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_THAT(ToDoubles(*r), ElementsAre(1.0));
+  EXPECT_THAT(ToDoubles(*r), ElementsAre(1.0 + 1.0 / 64));
+  // 4096 times f16(0.1) = 0.0999755859375: rounded per step the sum stalls
+  // at 256 (0.1 is under half of f16's spacing there); in f32 it is 409.5.
+  auto f16 = EvaluateText(
+      ReduceModule("f16", "f16[4096]", "f16[]", "0", "add"),
+      {MakeLiteral("f16[4096]", std::vector<double>(4096, 0.1)), MakeLiteral("f16[]", {0})});
+  ASSERT_TRUE(f16.ok()) << f16.status();
+  EXPECT_THAT(ToDoubles(*f16), ElementsAre(409.5));
 }
 
-// General path (add/convert from the elementwise family): the same bf16
-// sum through a reducer the matcher does not take rounds identically.
+// General path (multiply/convert from the elementwise family): the same bf16
+// product through a reducer the matcher does not take rounds identically.
 TEST(Reduce, GeneralBf16ReducerAgreesWithTheNativeOne) {
   std::vector<double> v;
   for (int i = 0; i < 64; ++i) v.push_back(1.0 + i / 128.0);
   Literal x = MakeLiteral("bf16[64]", v);
-  Literal zero = MakeLiteral("bf16[]", {0});
-  auto native = EvaluateText(ReduceModule("bf16", "bf16[64]", "bf16[]", "0", "add"), {x, zero});
+  Literal one = MakeLiteral("bf16[]", {1});
+  auto native = EvaluateText(ReduceModule("bf16", "bf16[64]", "bf16[]", "0", "multiply"), {x, one});
   auto general = EvaluateText(R"(
 HloModule m
 r {
   a = bf16[] parameter(0)
   b = bf16[] parameter(1)
-  c = bf16[] add(a, b)
+  c = bf16[] multiply(a, b)
   ROOT d = bf16[] convert(c)
 }
 ENTRY e {
@@ -129,7 +136,7 @@ ENTRY e {
   i = bf16[] parameter(1)
   ROOT y = bf16[] reduce(x, i), dimensions={0}, to_apply=r
 })",
-                              {x, zero});
+                              {x, one});
   XLITE_SKIP_IF_NO_RULE(general);
   ASSERT_TRUE(native.ok() && general.ok()) << native.status() << general.status();
   EXPECT_EQ(*native, *general);

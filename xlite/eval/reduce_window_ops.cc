@@ -137,7 +137,8 @@ absl::StatusOr<Literal> ReduceWindow(const HloInstruction& inst, Operands operan
   XLITE_ASSIGN_OR_RETURN(WindowMap map,
                          MakeWindowMap(inst.attrs<WindowAttrs>().window, dims, out_dims));
   XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Combiner> combiner,
-                         Combiner::Make(*inst.to_apply(), inputs, ctx));
+                         Combiner::Make(*inst.to_apply(), inputs, ctx,
+                                        /*accumulator_last=*/false, NarrowSum::kWidened));
   std::vector<Literal*> output_ptrs = Pointers(outputs);
   std::vector<int64_t> scratch;
   XLITE_RETURN_IF_ERROR(ForEachOutput(

@@ -37,7 +37,9 @@ inline NativeT<PT> RoundToType(NativeT<PT> v) {
   }
 }
 
-template <PrimitiveType PT, typename Op>
+// kRound: narrow floats round to their type after every step (else only
+// when stored).
+template <PrimitiveType PT, typename Op, bool kRound>
 class NativeCombiner final : public Combiner {
   using T = NativeT<PT>;
 
@@ -56,11 +58,11 @@ class NativeCombiner final : public Combiner {
     int64_t i = start;
     if (accumulator_last_) {
       for (int64_t n = 0; n < count; ++n, i += stride) {
-        acc = RoundToType<PT>(op(LoadElement<PT>(in, i), acc));
+        acc = Step(op(LoadElement<PT>(in, i), acc));
       }
     } else {
       for (int64_t n = 0; n < count; ++n, i += stride) {
-        acc = RoundToType<PT>(op(acc, LoadElement<PT>(in, i)));
+        acc = Step(op(acc, LoadElement<PT>(in, i)));
       }
     }
     acc_ = acc;
@@ -74,6 +76,14 @@ class NativeCombiner final : public Combiner {
   bool is_native() const override { return true; }
 
  private:
+  static T Step(T v) {
+    if constexpr (kRound) {
+      return RoundToType<PT>(v);
+    } else {
+      return v;
+    }
+  }
+
   const uint8_t* input_;
   bool accumulator_last_;
   T acc_{};
@@ -85,21 +95,26 @@ template <PrimitiveType PT, typename Op>
 constexpr bool kNativeSupports = std::is_invocable_v<const Op&, NativeT<PT>, NativeT<PT>>;
 
 template <PrimitiveType PT, typename Op>
-std::unique_ptr<Combiner> MakeNative(const Literal& input, bool accumulator_last) {
-  if constexpr (kNativeSupports<PT, Op>) {
-    return std::make_unique<NativeCombiner<PT, Op>>(input, accumulator_last);
-  } else {
+std::unique_ptr<Combiner> MakeNative(const Literal& input, bool accumulator_last, bool widened) {
+  if constexpr (!kNativeSupports<PT, Op>) {
     return nullptr;
+  } else if constexpr (IsNarrowFloat(PT)) {
+    if (widened) return std::make_unique<NativeCombiner<PT, Op, false>>(input, accumulator_last);
+    return std::make_unique<NativeCombiner<PT, Op, true>>(input, accumulator_last);
+  } else {
+    return std::make_unique<NativeCombiner<PT, Op, false>>(input, accumulator_last);
   }
 }
 
+// widened: a narrow-float add accumulates in f32 (NarrowSum::kWidened).
 std::unique_ptr<Combiner> MakeNativeCombiner(ReductionKind kind, const Literal& input,
-                                             bool accumulator_last) {
+                                             bool accumulator_last, bool widened) {
   absl::StatusOr<std::unique_ptr<Combiner>> made = DispatchArrayType(
       input.shape().element_type(), [&](auto tag) -> absl::StatusOr<std::unique_ptr<Combiner>> {
         constexpr PrimitiveType PT = decltype(tag)::kType;
-        return WithCombiningFunctor(
-            kind, [&](auto op) { return MakeNative<PT, decltype(op)>(input, accumulator_last); });
+        return WithCombiningFunctor(kind, [&](auto op) {
+          return MakeNative<PT, decltype(op)>(input, accumulator_last, widened);
+        });
       });
   return made.ok() ? *std::move(made) : nullptr;
 }
@@ -322,7 +337,8 @@ bool CompareKeys::Compare(int64_t a, int64_t b, ComparisonDirection direction) c
 
 absl::StatusOr<std::unique_ptr<Combiner>> Combiner::Make(const HloComputation& reducer,
                                                          absl::Span<const Literal* const> inputs,
-                                                         EvalContext& ctx, bool accumulator_last) {
+                                                         EvalContext& ctx, bool accumulator_last,
+                                                         NarrowSum narrow_sum) {
   size_t n = inputs.size();
   if (n == 0 || reducer.num_parameters() != static_cast<int64_t>(2 * n)) {
     return InvalidArgument("reducer ", reducer.name(), " takes ", reducer.num_parameters(),
@@ -338,8 +354,9 @@ absl::StatusOr<std::unique_ptr<Combiner>> Combiner::Make(const HloComputation& r
     std::optional<ReductionKind> kind = MatchReductionKind(reducer);
     PrimitiveType t = inputs[0]->shape().element_type();
     if (kind && reducer.parameter_instruction(0)->shape().element_type() == t) {
+      const bool widened = narrow_sum == NarrowSum::kWidened && *kind == ReductionKind::kAdd;
       if (std::unique_ptr<Combiner> native =
-              MakeNativeCombiner(*kind, *inputs[0], accumulator_last)) {
+              MakeNativeCombiner(*kind, *inputs[0], accumulator_last, widened)) {
         return native;
       }
     }

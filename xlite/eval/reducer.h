@@ -61,19 +61,24 @@ class CompareKeys {
   std::vector<int64_t> ints_;   // everything else: an order-preserving image
 };
 
+// How a native sum of narrow floats (f16, bf16, f8) accumulates: rounded to
+// the type after every add, as the reducer is written, or in f32 and rounded
+// once when stored (reduce and reduce-window: within one ulp of the f32 sum,
+// where a long sum rounded per step drifts by many).
+enum class NarrowSum : uint8_t { kRoundEachStep, kWidened };
+
 // Folds scalars with a reducer computation, N accumulators against N input
 // arrays: acc = reducer(acc..., x...) (or reducer(x..., acc...) with
 // accumulator_last, the order select-and-scatter's scatter uses). One
 // accumulator with a MatchReductionKind reducer folds natively with the op's
 // exact semantics (integers wrap, maximum/minimum propagate NaN, narrow
-// floats round to their type after every step); anything else calls the
-// computation once per element.
+// floats round to their type after every step, except an add under
+// NarrowSum::kWidened); anything else calls the computation once per element.
 class Combiner {
  public:
-  static absl::StatusOr<std::unique_ptr<Combiner>> Make(const HloComputation& reducer,
-                                                        absl::Span<const Literal* const> inputs,
-                                                        EvalContext& ctx,
-                                                        bool accumulator_last = false);
+  static absl::StatusOr<std::unique_ptr<Combiner>> Make(
+      const HloComputation& reducer, absl::Span<const Literal* const> inputs, EvalContext& ctx,
+      bool accumulator_last = false, NarrowSum narrow_sum = NarrowSum::kRoundEachStep);
   virtual ~Combiner() = default;
 
   // Sets accumulator k to element `index` of values[k].
