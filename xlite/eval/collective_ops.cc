@@ -308,60 +308,60 @@ std::vector<Literal> BlocksAlong(const Literal& l, int64_t dim, int64_t count) {
 
 // ------------------------------------------------------------- handlers
 
+bool IsBf16Array(const Literal* l) {
+  return l->shape().IsArray() && l->shape().element_type() == PrimitiveType::BF16;
+}
+
 // XLA:CPU's AllReducePromotion: an all-reduce or reduce-scatter of bf16 with
-// a recognised reducer exchanges and combines f32 and rounds once; `reduce`
-// runs the collective on the operands it is given.
-template <typename Fn>
-absl::StatusOr<Literal> PromotingBf16(const HloInstruction& inst, Operands operands, Fn&& reduce) {
-  const bool promote =
-      MatchReductionKind(*inst.to_apply()).has_value() &&
-      absl::c_any_of(operands, [](const Literal* l) {
-        return l->shape().IsArray() && l->shape().element_type() == PrimitiveType::BF16;
-      });
-  if (!promote) return reduce(operands);
+// a recognised reducer runs `collective` on f32 operands and rounds the
+// results (one leaf per operand) back to bf16 once.
+using CollectiveHandler = absl::StatusOr<Literal> (*)(const HloInstruction&, Operands,
+                                                      EvalContext&);
+absl::StatusOr<Literal> PromotingBf16(CollectiveHandler collective, const HloInstruction& inst,
+                                      Operands operands, EvalContext& ctx) {
+  if (!MatchReductionKind(*inst.to_apply()) || absl::c_none_of(operands, IsBf16Array)) {
+    return collective(inst, operands, ctx);
+  }
   std::vector<Literal> wide;
+  wide.reserve(operands.size());
   for (const Literal* l : operands) {
-    if (l->shape().IsArray() && l->shape().element_type() == PrimitiveType::BF16) {
-      XLITE_ASSIGN_OR_RETURN(Literal w, l->Convert(PrimitiveType::F32));
-      wide.push_back(std::move(w));
-    } else {
+    if (!IsBf16Array(l)) {
       wide.push_back(*l);
+      continue;
     }
+    XLITE_ASSIGN_OR_RETURN(Literal w, l->Convert(PrimitiveType::F32));
+    wide.push_back(std::move(w));
   }
   std::vector<const Literal*> pointers;
   for (const Literal& l : wide) pointers.push_back(&l);
-  XLITE_ASSIGN_OR_RETURN(Literal result, reduce(pointers));
-  const auto narrow = [&](Literal& leaf, size_t k) -> absl::Status {
-    if (operands[k]->shape().element_type() != PrimitiveType::BF16) return absl::OkStatus();
-    XLITE_ASSIGN_OR_RETURN(leaf, leaf.Convert(PrimitiveType::BF16));
-    return absl::OkStatus();
-  };
-  if (operands.size() == 1) {
-    XLITE_RETURN_IF_ERROR(narrow(result, 0));
-    return result;
-  }
+  XLITE_ASSIGN_OR_RETURN(Literal result, collective(inst, pointers, ctx));
+  Literal* leaves = operands.size() == 1 ? &result : result.mutable_tuple_elements().data();
   for (size_t k = 0; k < operands.size(); ++k) {
-    XLITE_RETURN_IF_ERROR(narrow(result.mutable_tuple_elements()[k], k));
+    if (IsBf16Array(operands[k])) {
+      XLITE_ASSIGN_OR_RETURN(leaves[k], leaves[k].Convert(PrimitiveType::BF16));
+    }
   }
   return result;
 }
 
-absl::StatusOr<Literal> AllReduceValue(const HloInstruction& inst, Operands given,
+absl::StatusOr<Literal> AllReduceInOperandType(const HloInstruction& inst, Operands operands,
+                                               EvalContext& ctx) {
+  XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
+    XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
+                           comm->AllReduce(KeyOf(inst), group.members[group.position],
+                                           group.members, *kind, *operands[0]));
+    if (native.has_value()) return *std::move(native);
+  }
+  XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
+  return PerOperand(operands.size(),
+                    [&](size_t k) { return ReduceMembers(inst, values, k, operands.size(), ctx); });
+}
+
+absl::StatusOr<Literal> AllReduceValue(const HloInstruction& inst, Operands operands,
                                        EvalContext& ctx) {
-  return PromotingBf16(inst, given, [&](Operands operands) -> absl::StatusOr<Literal> {
-    XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
-    std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
-    if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
-      XLITE_ASSIGN_OR_RETURN(std::optional<Literal> native,
-                             comm->AllReduce(KeyOf(inst), group.members[group.position],
-                                             group.members, *kind, *operands[0]));
-      if (native.has_value()) return *std::move(native);
-    }
-    XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
-    return PerOperand(operands.size(), [&](size_t k) {
-      return ReduceMembers(inst, values, k, operands.size(), ctx);
-    });
-  });
+  return PromotingBf16(AllReduceInOperandType, inst, operands, ctx);
 }
 
 // Older dumps write a one-operand all-reduce-start as (operand, result).
@@ -429,27 +429,30 @@ absl::StatusOr<Literal> StartResult(const HloInstruction&, Operands operands, Ev
   return operands[0]->tuple_elements()[1];
 }
 
-absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst, Operands given,
-                                      EvalContext& ctx) {
-  return PromotingBf16(inst, given, [&](Operands operands) -> absl::StatusOr<Literal> {
-    XLITE_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst));
-    XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
-    int64_t n = static_cast<int64_t>(group.members.size());
-    for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
-    std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
-    if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
-      XLITE_ASSIGN_OR_RETURN(
-          std::optional<Literal> native,
-          comm->ReduceScatter(KeyOf(inst), group.members[group.position], group.members, *kind,
-                              BlocksAlong(*operands[0], dim, n)));
-      if (native.has_value()) return *std::move(native);
-    }
-    XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
-    return PerOperand(operands.size(), [&](size_t k) -> absl::StatusOr<Literal> {
-      XLITE_ASSIGN_OR_RETURN(Literal sum, ReduceMembers(inst, values, k, operands.size(), ctx));
-      return BlockAlong(sum, dim, group.position, n);
-    });
+absl::StatusOr<Literal> ReduceScatterInOperandType(const HloInstruction& inst, Operands operands,
+                                                   EvalContext& ctx) {
+  XLITE_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst));
+  XLITE_ASSIGN_OR_RETURN(Group group, GroupOf(inst, ctx));
+  int64_t n = static_cast<int64_t>(group.members.size());
+  for (const Literal* l : operands) XLITE_RETURN_IF_ERROR(CheckSplit(*l, dim, n));
+  std::optional<ReductionKind> kind = MatchReductionKind(*inst.to_apply());
+  if (Communicator* comm = NativeCommunicator(group, operands, ctx); comm && kind) {
+    XLITE_ASSIGN_OR_RETURN(
+        std::optional<Literal> native,
+        comm->ReduceScatter(KeyOf(inst), group.members[group.position], group.members, *kind,
+                            BlocksAlong(*operands[0], dim, n)));
+    if (native.has_value()) return *std::move(native);
+  }
+  XLITE_ASSIGN_OR_RETURN(Values values, Exchange(inst, ctx, group, Pack(operands)));
+  return PerOperand(operands.size(), [&](size_t k) -> absl::StatusOr<Literal> {
+    XLITE_ASSIGN_OR_RETURN(Literal sum, ReduceMembers(inst, values, k, operands.size(), ctx));
+    return BlockAlong(sum, dim, group.position, n);
   });
+}
+
+absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst, Operands operands,
+                                      EvalContext& ctx) {
+  return PromotingBf16(ReduceScatterInOperandType, inst, operands, ctx);
 }
 
 absl::StatusOr<Literal> AllToAll(const HloInstruction& inst, Operands operands, EvalContext& ctx) {
