@@ -116,6 +116,9 @@ def main():
     parser.add_argument("--height", type=int, default=900)
     parser.add_argument("--timeout", type=float, default=60)
     args = parser.parse_args()
+    if not os.path.isfile(args.trace):
+        print(f"trace_screenshot: {args.trace}: no such file", file=sys.stderr)
+        return 1
     trace2html = os.path.join(args.catapult, "tracing", "bin", "trace2html")
     if not os.path.isfile(trace2html):
         print(f"trace_screenshot: no tracing/bin/trace2html under {args.catapult}", file=sys.stderr)
