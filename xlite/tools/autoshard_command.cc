@@ -44,7 +44,8 @@ nlohmann::ordered_json TotalsJson(const spmd::PlanTotals& t) {
   return {{"seconds", t.seconds},
           {"compute_seconds", t.compute_seconds},
           {"communication_seconds", t.communication_seconds},
-          {"parameter_bytes_per_device", t.memory_bytes},
+          {"peak_bytes_per_device", t.memory_bytes},
+          {"peak_at", t.peak_at},
           {"fits", t.fits}};
 }
 
@@ -71,18 +72,19 @@ nlohmann::ordered_json ResultJson(const HloModule& module, const spmd::DeviceMes
   nlohmann::ordered_json dp = {{"note", r.data_parallel_note}};
   if (r.data_parallel.has_value()) dp.update(TotalsJson(*r.data_parallel));
   baselines["data_parallel"] = dp;
-  return {{"module", module.name()}, {"mesh", {{"shape", mesh.sizes}, {"axes", mesh.names}}},
-          {"device", device.name},   {"memory_limit_bytes", r.memory_limit},
-          {"solver", r.solver},      {"search_seconds", r.search_seconds},
-          {"nodes", r.nodes},        {"strategies", r.strategies},
-          {"edges", r.edges},        {"plan", TotalsJson(r.plan)},
-          {"baselines", baselines},  {"shardings", choices}};
+  return {{"module", module.name()},    {"mesh", {{"shape", mesh.sizes}, {"axes", mesh.names}}},
+          {"device", device.name},      {"memory_limit_bytes", r.memory_limit},
+          {"solver", r.solver},         {"search_seconds", r.search_seconds},
+          {"nodes", r.nodes},           {"strategies", r.strategies},
+          {"edges", r.edges},           {"annotated", r.annotated},
+          {"plan", TotalsJson(r.plan)}, {"baselines", baselines},
+          {"shardings", choices}};
 }
 
 std::string TotalsText(const char* name, const spmd::PlanTotals& t, double limit) {
-  return absl::StrFormat("  %-14s %12s %12s %12s %12s%s\n", name, SecondsText(t.seconds),
+  return absl::StrFormat("  %-14s %12s %12s %12s %12s at %%%s%s\n", name, SecondsText(t.seconds),
                          SecondsText(t.compute_seconds), SecondsText(t.communication_seconds),
-                         Bytes(t.memory_bytes),
+                         Bytes(t.memory_bytes), t.peak_at,
                          t.fits ? "" : absl::StrCat("  (over the limit of ", Bytes(limit), ")"));
 }
 
@@ -100,9 +102,11 @@ std::string ExplainText(const HloModule& module, const spmd::DeviceMesh& mesh,
                         mesh.ToString(), mesh.num_devices(), device.name);
   absl::StrAppendFormat(&out, "search: %s, %d instructions, %d strategies, %d edges, %.3f s\n",
                         r.solver, r.nodes, r.strategies, r.edges, r.search_seconds);
-  absl::StrAppend(&out,
-                  "chosen shardings (compute and communication per device; rejected: the "
-                  "best other strategy):\n");
+  absl::StrAppendFormat(&out,
+                        "chosen shardings of the %d instructions that matter (of %d annotated; "
+                        "compute and communication per device; rejected: the best other "
+                        "strategy):\n",
+                        r.choices.size(), r.annotated);
   for (const spmd::ShardingChoice& c : r.choices) {
     absl::StrAppendFormat(&out, "  %%%s (%s) = %s\n", c.instruction, c.opcode, c.chosen.sharding);
     absl::StrAppendFormat(&out, "    chosen   %s\n", OptionText(c.chosen));
@@ -114,7 +118,7 @@ std::string ExplainText(const HloModule& module, const spmd::DeviceMesh& mesh,
   }
   absl::StrAppendFormat(&out, "predicted step (sum over instructions, no overlap):\n");
   absl::StrAppendFormat(&out, "  %-14s %12s %12s %12s %12s\n", "plan", "time", "compute",
-                        "communication", "parameters");
+                        "communication", "peak memory");
   out += TotalsText("autoshard", r.plan, r.memory_limit);
   out += TotalsText("replicated", r.replicated, r.memory_limit);
   if (r.data_parallel.has_value()) {
@@ -122,8 +126,8 @@ std::string ExplainText(const HloModule& module, const spmd::DeviceMesh& mesh,
   }
   absl::StrAppendFormat(&out, "  data-parallel: %s\n", r.data_parallel_note);
   absl::StrAppendFormat(&out,
-                        "memory limit: %s per device (parameters only; activations are not "
-                        "counted yet)\n",
+                        "memory limit: %s per device (every buffer live at the peak of the "
+                        "module's order: parameters, optimizer state, activations)\n",
                         Bytes(r.memory_limit));
   return out;
 }
@@ -187,10 +191,10 @@ void AddAutoshardCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<AutoshardOptions>();
   CLI::App* command = app.add_subcommand(
       "autoshard",
-      "Find shardings for the entry parameters, dots, convolutions, reductions, gathers and "
-      "scatters on a device mesh (an ILP over the factor rules' strategies, priced by the cost "
-      "and collective models; CBC where built in, seeded by a heuristic), write them as "
-      "annotations for sharding propagation, and set num_partitions. The module goes to -o "
+      "Find a sharding for every array instruction of the entry on a device mesh (an ILP over "
+      "the factor rules' strategies, priced by the cost and collective models and held to the "
+      "memory limit at the peak; CBC where built in, seeded by a heuristic), write them as "
+      "annotations, and set num_partitions. The module goes to -o "
       "(or stdout without --explain/--json).");
   AddInputOptions(*command, &options->input);
   command->add_option("--mesh", options->mesh, "The mesh: 8, 2x4, 2x4:data,model, 2x2x2")
@@ -201,7 +205,8 @@ void AddAutoshardCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   command
       ->add_option("--memory-limit", options->memory_limit,
-                   "Bytes of parameters per device, at least 1 (default: the device's memory)")
+                   "Bytes per device live at the peak, at least 1 (default: the device's "
+                   "memory)")
       ->check(IntegerIn(1, std::numeric_limits<int64_t>::max()));
   command->add_option("--time-limit", options->time_limit, "Seconds the ILP solver may take")
       ->capture_default_str()

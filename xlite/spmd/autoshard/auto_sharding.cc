@@ -17,9 +17,10 @@
 namespace xlite::spmd {
 namespace {
 
-// The instructions whose chosen sharding is written; propagation derives
-// every other one from them.
-bool IsAnchor(const HloInstruction& inst) {
+// The instructions whose choice --explain details (every array instruction
+// of the entry is annotated: the partitioned module is the one the model
+// priced, not one that propagation fills in differently).
+bool IsExplained(const HloInstruction& inst) {
   if (!inst.shape().IsArray()) return false;
   switch (inst.opcode()) {
     case HloOpcode::kParameter:
@@ -34,10 +35,12 @@ bool IsAnchor(const HloInstruction& inst) {
   }
 }
 
-// The heuristic's plan, improved by the ILP where CBC is built in.
-absl::StatusOr<SolvedPlan> Solve(const ShardingProblem& problem, double seconds) {
+// The heuristic's plan (also from `starts`), improved by the ILP where CBC
+// is built in.
+absl::StatusOr<SolvedPlan> Solve(const ShardingProblem& problem, double seconds,
+                                 const std::vector<std::vector<int64_t>>& starts = {}) {
   const ShardingProblem simple = Simplified(problem);
-  absl::StatusOr<SolvedPlan> seed = SolveHeuristic(simple);
+  absl::StatusOr<SolvedPlan> seed = SolveHeuristic(simple, starts);
   if (!seed.ok()) return seed.status();
   if (!HaveIlpSolver()) {
     seed->solver = "heuristic (CBC not built in)";
@@ -54,19 +57,44 @@ absl::StatusOr<SolvedPlan> Solve(const ShardingProblem& problem, double seconds)
   return exact;
 }
 
+// Solve, then while the plan peaks at a step over the limit that is no
+// memory row yet, that step becomes one and the problem is solved again.
+constexpr int kMaxMemoryRounds = 8;
+
+absl::StatusOr<SolvedPlan> SolveWithMemoryRows(StrategyGraph& graph, double seconds,
+                                               const std::vector<std::vector<int64_t>>& starts) {
+  for (int round = 1;; ++round) {
+    absl::StatusOr<SolvedPlan> plan = Solve(graph.problem, seconds, starts);
+    if (!plan.ok()) return plan.status();
+    const MemoryPeak peak = PeakMemory(graph, plan->choice);
+    if (peak.bytes <= graph.problem.memory_limit) return plan;
+    if (round == kMaxMemoryRounds) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "no plan found that fits the memory limit of %.0f bytes per device: after %d memory "
+          "rows the best plan still holds %.0f bytes at %%%s",
+          graph.problem.memory_limit, round, peak.bytes, graph.step_names[peak.step]));
+    }
+    graph.problem.memory_rows.push_back(MemoryRowAt(graph, peak.step));
+  }
+}
+
 PlanTotals Totals(const StrategyGraph& graph, const std::vector<int64_t>& choice) {
   PlanTotals t;
   for (size_t v = 0; v < graph.nodes.size(); ++v) {
     const ShardingStrategy& s = graph.nodes[v].strategies[choice[v]];
     t.compute_seconds += s.compute_seconds;
     t.communication_seconds += s.communication_seconds;
-    t.memory_bytes += s.memory_bytes;
   }
   for (const ShardingProblem::Edge& e : graph.problem.edges) {
     t.communication_seconds +=
         e.cost[choice[e.from] * graph.problem.nodes[e.to].size() + choice[e.to]];
   }
   t.seconds = t.compute_seconds + t.communication_seconds;
+  if (!graph.step_names.empty()) {
+    const MemoryPeak peak = PeakMemory(graph, choice);
+    t.memory_bytes = peak.bytes;
+    t.peak_at = graph.step_names[peak.step];
+  }
   t.fits = t.memory_bytes <= graph.problem.memory_limit;
   return t;
 }
@@ -121,8 +149,15 @@ std::optional<bool> LeadingDimKeptByContraction(const HloInstruction& param) {
 // contracts there are weights: replicated), the others replicated; every other instruction
 // splits at most one factor, over all devices at once. The batch size is
 // the parameters' leading dim that gives the fastest such plan.
-absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
-    const StrategyGraph& graph, const DeviceMesh& mesh, double seconds) {
+// A plan the search is compared with (and starts from).
+struct Baseline {
+  PlanTotals totals;
+  std::string note;
+  std::vector<int64_t> choice;
+};
+
+absl::StatusOr<std::optional<Baseline>> DataParallel(const StrategyGraph& graph,
+                                                     const DeviceMesh& mesh, double seconds) {
   std::vector<int64_t> axes;
   for (int64_t a = 0; a < mesh.num_axes(); ++a) {
     if (mesh.sizes[a] > 1) axes.push_back(a);
@@ -146,7 +181,7 @@ absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
     }
     return used.size() == 1 && (!factor.has_value() || *used.begin() == *factor);
   };
-  std::optional<std::pair<PlanTotals, std::string>> best;
+  std::optional<Baseline> best;
   for (int64_t batch : batches) {
     std::vector<std::vector<int64_t>> allowed(graph.nodes.size());
     for (size_t v = 0; v < graph.nodes.size(); ++v) {
@@ -174,13 +209,48 @@ absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> DataParallel(
     std::vector<int64_t> choice(graph.nodes.size());
     for (size_t v = 0; v < choice.size(); ++v) choice[v] = allowed[v][plan->choice[v]];
     PlanTotals totals = Totals(graph, choice);
-    if (!best.has_value() || totals.seconds < best->first.seconds) {
-      best = std::make_pair(
-          totals, absl::StrCat("parameters with leading dim ", batch, " split on it over all ", n,
-                               " devices, the others replicated"));
+    if (!best.has_value() || totals.seconds < best->totals.seconds) {
+      best = Baseline{totals,
+                      absl::StrCat("parameters with leading dim ", batch, " split on it over all ",
+                                   n, " devices, the others replicated"),
+                      std::move(choice)};
     }
   }
   return best;
+}
+
+// On a mesh of several axes, the plan of the same module on the mesh
+// flattened to one axis (a far smaller problem, solved exactly where the
+// full one is not), lifted: each instruction splits the flat plan's factor
+// over every axis at once. nullopt on one axis, or when the flat problem
+// cannot be built or solved.
+std::optional<std::vector<int64_t>> FlatMeshStart(const HloModule& module,
+                                                  const StrategyGraph& graph,
+                                                  const DeviceSpec& device,
+                                                  const AutoShardOptions& options) {
+  const DeviceMesh& mesh = options.mesh;
+  int64_t split_axes = 0;
+  for (int64_t size : mesh.sizes) split_axes += size > 1 ? 1 : 0;
+  if (split_axes < 2) return std::nullopt;
+  const DeviceMesh flat{{mesh.num_devices()}, {"flat"}};
+  absl::StatusOr<StrategyGraph> flat_graph = BuildStrategyGraph(
+      module, flat, device, graph.problem.memory_limit, options.keep_annotations);
+  if (!flat_graph.ok()) return std::nullopt;
+  absl::StatusOr<SolvedPlan> plan = Solve(flat_graph->problem, options.solver_seconds);
+  if (!plan.ok()) return std::nullopt;
+  std::vector<int64_t> choice(graph.nodes.size(), 0);
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    const int64_t factor = flat_graph->nodes[v].strategies[plan->choice[v]].axis_factor[0];
+    const std::vector<ShardingStrategy>& strategies = graph.nodes[v].strategies;
+    for (size_t s = 0; s < strategies.size(); ++s) {
+      bool lifted = true;
+      for (int64_t a = 0; a < mesh.num_axes(); ++a) {
+        lifted = lifted && strategies[s].axis_factor[a] == (mesh.sizes[a] > 1 ? factor : -1);
+      }
+      if (lifted) choice[v] = static_cast<int64_t>(s);
+    }
+  }
+  return choice;
 }
 
 }  // namespace
@@ -206,29 +276,37 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
   absl::StatusOr<StrategyGraph> graph_or =
       BuildStrategyGraph(module, mesh, device, result.memory_limit, options.keep_annotations);
   if (!graph_or.ok()) return graph_or.status();
-  const StrategyGraph& graph = *graph_or;
+  StrategyGraph& graph = *graph_or;
   result.nodes = static_cast<int64_t>(graph.nodes.size());
   result.edges = static_cast<int64_t>(graph.problem.edges.size());
   for (const ShardingNode& node : graph.nodes) {
     result.strategies += static_cast<int64_t>(node.strategies.size());
   }
   if (MinimumMemory(graph.problem) > result.memory_limit) {
+    const MemoryPeak peak = PeakMemory(graph, std::vector<int64_t>(graph.nodes.size(), 0));
     return absl::ResourceExhaustedError(absl::StrFormat(
-        "no sharding on %s fits the memory limit: the parameters need at least %.0f bytes per "
-        "device, the limit is %.0f",
-        mesh.ToString(), MinimumMemory(graph.problem), result.memory_limit));
+        "no sharding on %s fits the memory limit: however it is split, at least %.0f bytes per "
+        "device are live at %%%s, the limit is %.0f",
+        mesh.ToString(), MinimumMemory(graph.problem), graph.step_names[peak.step],
+        result.memory_limit));
   }
-  absl::StatusOr<SolvedPlan> plan = Solve(graph.problem, options.solver_seconds);
+  // The baselines first: the search starts from them too, so its plan is
+  // never worse than one of them that fits.
+  absl::StatusOr<std::optional<Baseline>> dp = DataParallel(graph, mesh, options.solver_seconds);
+  if (!dp.ok()) return dp.status();
+  std::vector<std::vector<int64_t>> starts;
+  if (dp->has_value()) starts.push_back((*dp)->choice);
+  if (std::optional<std::vector<int64_t>> flat = FlatMeshStart(module, graph, device, options)) {
+    starts.push_back(std::move(*flat));
+  }
+  absl::StatusOr<SolvedPlan> plan = SolveWithMemoryRows(graph, options.solver_seconds, starts);
   if (!plan.ok()) return plan.status();
   result.solver = plan->solver;
   result.plan = Totals(graph, plan->choice);
   result.replicated = Totals(graph, std::vector<int64_t>(graph.nodes.size(), 0));
-  absl::StatusOr<std::optional<std::pair<PlanTotals, std::string>>> dp =
-      DataParallel(graph, mesh, options.solver_seconds);
-  if (!dp.ok()) return dp.status();
   if (dp->has_value()) {
-    result.data_parallel = (*dp)->first;
-    result.data_parallel_note = (*dp)->second;
+    result.data_parallel = (*dp)->totals;
+    result.data_parallel_note = (*dp)->note;
   } else {
     result.data_parallel_note =
         absl::StrCat("no batch: no parameter whose leading dim divides over ", n,
@@ -249,22 +327,26 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
   const std::vector<HloInstruction*> entry = module.entry_computation()->MakeInstructionPostOrder();
   for (size_t v = 0; v < graph.nodes.size(); ++v) {
     const ShardingNode& node = graph.nodes[v];
-    if (!IsAnchor(*node.instruction)) continue;
     const int64_t s = plan->choice[v];
+    if (node.instruction->shape().IsArray()) {
+      entry[v]->set_sharding(node.strategies[s].result);
+      ++result.annotated;
+    }
+    if (!IsExplained(*node.instruction)) continue;
     ShardingChoice choice;
     choice.instruction = node.instruction->name();
     choice.opcode = std::string(OpcodeName(node.instruction->opcode()));
     choice.chosen = OptionOf(graph, in_edges, out_edges, plan->choice, static_cast<int64_t>(v), s);
+    std::vector<int64_t> swapped = plan->choice;
     for (size_t t = 0; t < node.strategies.size(); ++t) {
       if (static_cast<int64_t>(t) == s) continue;
       ShardingChoice::Option o = OptionOf(graph, in_edges, out_edges, plan->choice,
                                           static_cast<int64_t>(v), static_cast<int64_t>(t));
-      o.over_memory_limit = result.plan.memory_bytes - choice.chosen.memory_bytes + o.memory_bytes >
-                            result.memory_limit;
+      swapped[v] = static_cast<int64_t>(t);
+      o.over_memory_limit = PeakMemory(graph, swapped).bytes > result.memory_limit;
       if (!choice.rejected.has_value() || o.seconds < choice.rejected->seconds) choice.rejected = o;
     }
     result.choices.push_back(std::move(choice));
-    entry[v]->set_sharding(node.strategies[s].result);
   }
   module.config().num_partitions = n;
   result.search_seconds =

@@ -1,8 +1,8 @@
-// Auto-sharding: finds shardings for the entry parameters and the
-// instructions that matter (dots, convolutions, reductions, gathers,
-// scatters) on a device mesh, writes them as annotations for sharding
-// propagation to complete, and says why (each choice's cost next to the
-// best rejected one, the plan next to fully replicated and data-parallel).
+// Auto-sharding: finds a sharding for every array instruction of the entry
+// on a device mesh, writes them as annotations (propagation completes tuples
+// and called computations), and says why (each choice of the instructions
+// that matter, its cost next to the best rejected one; the plan next to
+// fully replicated and data-parallel).
 #ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_
 #define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_
 
@@ -20,7 +20,7 @@ namespace xlite::spmd {
 
 struct AutoShardOptions {
   DeviceMesh mesh;
-  // Per-device bytes of the parameters; nullopt: the device's memory.
+  // Per-device bytes live at the peak; nullopt: the device's memory.
   std::optional<double> memory_limit;
   // Keep the module's shardings as constraints (else they are dropped).
   bool keep_annotations = false;
@@ -32,8 +32,11 @@ struct PlanTotals {
   double compute_seconds = 0;
   double communication_seconds = 0;
   double seconds = 0;
-  double memory_bytes = 0;  // parameters per device
-  bool fits = true;         // memory_bytes within the limit
+  // Bytes per device live at the plan's peak (the module's current order,
+  // every buffer: parameters, optimizer state, activations) and where.
+  double memory_bytes = 0;
+  std::string peak_at;
+  bool fits = true;  // memory_bytes within the limit
 };
 
 struct ShardingChoice {
@@ -61,7 +64,10 @@ struct AutoShardResult {
   std::optional<PlanTotals> data_parallel;
   // How the data-parallel baseline split the batch (or why there is none).
   std::string data_parallel_note;
-  std::vector<ShardingChoice> choices;  // the annotated instructions, in order
+  int64_t annotated = 0;  // array instructions given a sharding
+  // The choices of parameters, dots, convolutions, reductions, gathers and
+  // scatters, in order (the other annotations follow from them).
+  std::vector<ShardingChoice> choices;
 };
 
 // Searches, then annotates `module`: its shardings (dropped first unless

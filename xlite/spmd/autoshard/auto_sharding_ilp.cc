@@ -65,7 +65,7 @@ absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const Solved
         absl::StrCat("ILP of ", variables, " variables too large, over ", kMaxVariables));
   }
   // Rows: one-hot per node, then per edge one row per strategy of each end,
-  // then the memory row.
+  // then the memory rows.
   std::vector<double> row_lower, row_upper;
   auto add_row = [&](double lo, double hi) {
     row_lower.push_back(lo);
@@ -84,9 +84,15 @@ absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const Solved
     to_rows[e] = static_cast<int>(row_lower.size());
     for (int64_t t = 0; t < problem.nodes[edge.to].size(); ++t) add_row(0, 0);
   }
-  const bool limited = problem.memory_limit < std::numeric_limits<double>::infinity();
-  const int memory_row =
-      limited ? add_row(-std::numeric_limits<double>::max(), problem.memory_limit) : -1;
+  // Per node, the memory rows (constraint row numbers) it counts in.
+  std::vector<std::vector<int>> memory_rows(n);
+  if (problem.memory_limit < std::numeric_limits<double>::infinity()) {
+    for (const ShardingProblem::MemoryRow& row : MemoryRowsOf(problem)) {
+      const int r =
+          add_row(-std::numeric_limits<double>::max(), problem.memory_limit - row.fixed_bytes);
+      for (int64_t v : row.nodes) memory_rows[v].push_back(r);
+    }
+  }
 
   // Node variables carry -1 in the rows of their edges.
   std::vector<std::vector<std::pair<int, int64_t>>> edge_rows(n);  // (first row, is to?)
@@ -103,7 +109,9 @@ absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const Solved
       for (const auto& [row, unused] : edge_rows[v]) {
         entries.push_back({row + static_cast<int>(s), -1.0});
       }
-      if (limited && node.memory[s] != 0) entries.push_back({memory_row, node.memory[s]});
+      if (node.memory[s] != 0) {
+        for (int r : memory_rows[v]) entries.push_back({r, node.memory[s]});
+      }
       const int c = cols.Add(node.cost[s], /*is_integer=*/true, std::move(entries));
       if (s == 0) first_x[v] = c;
     }

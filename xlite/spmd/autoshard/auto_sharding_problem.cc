@@ -49,18 +49,30 @@ double PlanObjective(const ShardingProblem& problem, const std::vector<int64_t>&
   return total;
 }
 
+std::vector<ShardingProblem::MemoryRow> MemoryRowsOf(const ShardingProblem& problem) {
+  if (!problem.memory_rows.empty()) return problem.memory_rows;
+  ShardingProblem::MemoryRow all;
+  for (size_t v = 0; v < problem.nodes.size(); ++v) all.nodes.push_back(static_cast<int64_t>(v));
+  return {all};
+}
+
 double PlanMemory(const ShardingProblem& problem, const std::vector<int64_t>& choice) {
-  double total = 0;
-  for (size_t v = 0; v < problem.nodes.size(); ++v) total += problem.nodes[v].memory[choice[v]];
-  return total;
+  double peak = 0;
+  for (const ShardingProblem::MemoryRow& row : MemoryRowsOf(problem)) {
+    double bytes = row.fixed_bytes;
+    for (int64_t v : row.nodes) bytes += problem.nodes[v].memory[choice[v]];
+    peak = std::max(peak, bytes);
+  }
+  return peak;
 }
 
 double MinimumMemory(const ShardingProblem& problem) {
-  double total = 0;
-  for (const ShardingProblem::Node& n : problem.nodes) {
-    total += *std::min_element(n.memory.begin(), n.memory.end());
+  std::vector<int64_t> smallest(problem.nodes.size());
+  for (size_t v = 0; v < problem.nodes.size(); ++v) {
+    const std::vector<double>& m = problem.nodes[v].memory;
+    smallest[v] = std::min_element(m.begin(), m.end()) - m.begin();
   }
-  return total;
+  return PlanMemory(problem, smallest);
 }
 
 namespace {
@@ -83,21 +95,70 @@ std::vector<int64_t> GreedyStart(const ShardingProblem& problem, const Incidence
   return choice;
 }
 
-// Memory repair (the move with the most bytes saved per second added) until
-// `choice` fits, then local improvement until no single node's change helps.
+// The bytes of every memory row under a plan, kept as its nodes move.
+class RowBytes {
+ public:
+  RowBytes(const ShardingProblem& problem, const std::vector<int64_t>& choice)
+      : problem_(problem), rows_of_node_(problem.nodes.size()) {
+    const std::vector<ShardingProblem::MemoryRow> rows = MemoryRowsOf(problem);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      double b = rows[r].fixed_bytes;
+      for (int64_t v : rows[r].nodes) {
+        b += problem.nodes[v].memory[choice[v]];
+        rows_of_node_[v].push_back(static_cast<int64_t>(r));
+      }
+      bytes_.push_back(b);
+    }
+  }
+  double Peak() const { return *std::max_element(bytes_.begin(), bytes_.end()); }
+  // Whether node v moving from strategy a to b keeps each of its rows
+  // within `limit`.
+  bool FitsAfter(int64_t v, int64_t a, int64_t b, double limit) const {
+    const double delta = Delta(v, a, b);
+    if (delta <= 0) return true;
+    for (int64_t r : rows_of_node_[v]) {
+      if (bytes_[r] + delta > limit) return false;
+    }
+    return true;
+  }
+  // The bytes that move saves, summed over v's rows now over `limit`.
+  double SavedOverLimit(int64_t v, int64_t a, int64_t b, double limit) const {
+    double saved = 0;
+    for (int64_t r : rows_of_node_[v]) {
+      if (bytes_[r] > limit) saved -= Delta(v, a, b);
+    }
+    return saved;
+  }
+  void Move(int64_t v, int64_t a, int64_t b) {
+    const double delta = Delta(v, a, b);
+    for (int64_t r : rows_of_node_[v]) bytes_[r] += delta;
+  }
+
+ private:
+  double Delta(int64_t v, int64_t a, int64_t b) const {
+    return problem_.nodes[v].memory[b] - problem_.nodes[v].memory[a];
+  }
+  const ShardingProblem& problem_;
+  std::vector<std::vector<int64_t>> rows_of_node_;
+  std::vector<double> bytes_;
+};
+
+// Memory repair (the move with the most bytes saved in rows over the limit
+// per second added) until `choice` fits, then local improvement until no
+// single node's change helps.
 void RepairAndImprove(const ShardingProblem& problem, const Incidences& inc,
                       std::vector<int64_t>& choice) {
   const int64_t n = static_cast<int64_t>(problem.nodes.size());
   const double limit = problem.memory_limit;
-  double memory = PlanMemory(problem, choice);
-  while (memory > limit) {
+  RowBytes memory(problem, choice);
+  while (memory.Peak() > limit) {
     int64_t best_v = -1, best_s = -1;
     double best_ratio = -1;
     for (int64_t v = 0; v < n; ++v) {
       const ShardingProblem::Node& node = problem.nodes[v];
       const double now = LocalCost(problem, inc, choice, v, choice[v]);
       for (int64_t s = 0; s < node.size(); ++s) {
-        const double saved = node.memory[choice[v]] - node.memory[s];
+        const double saved = memory.SavedOverLimit(v, choice[v], s, limit);
         if (saved <= 0) continue;
         const double added = std::max(0.0, LocalCost(problem, inc, choice, v, s) - now);
         const double ratio = saved / (added + 1e-12);
@@ -105,7 +166,7 @@ void RepairAndImprove(const ShardingProblem& problem, const Incidences& inc,
       }
     }
     if (best_v < 0) break;  // unreachable: MinimumMemory fits
-    memory -= problem.nodes[best_v].memory[choice[best_v]] - problem.nodes[best_v].memory[best_s];
+    memory.Move(best_v, choice[best_v], best_s);
     choice[best_v] = best_s;
   }
   for (int round = 0; round < 20; ++round) {
@@ -115,12 +176,12 @@ void RepairAndImprove(const ShardingProblem& problem, const Incidences& inc,
       double best_cost = LocalCost(problem, inc, choice, v, choice[v]);
       int64_t best = choice[v];
       for (int64_t s = 0; s < node.size(); ++s) {
-        if (memory - node.memory[choice[v]] + node.memory[s] > limit) continue;
+        if (!memory.FitsAfter(v, choice[v], s, limit)) continue;
         const double c = LocalCost(problem, inc, choice, v, s);
         if (c < best_cost - 1e-15) best = s, best_cost = c;
       }
       if (best != choice[v]) {
-        memory += node.memory[best] - node.memory[choice[v]];
+        memory.Move(v, choice[v], best);
         choice[v] = best;
         changed = true;
       }
@@ -131,20 +192,23 @@ void RepairAndImprove(const ShardingProblem& problem, const Incidences& inc,
 
 }  // namespace
 
-absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
+absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem,
+                                          const std::vector<std::vector<int64_t>>& starts) {
   const double limit = problem.memory_limit;
   if (MinimumMemory(problem) > limit) {
     return absl::ResourceExhaustedError(absl::StrFormat(
-        "no sharding fits the memory limit: the parameters need at least %.0f bytes per device, "
+        "no sharding fits the memory limit: at least %.0f bytes per device are live at once, "
         "the limit is %.0f",
         MinimumMemory(problem), limit));
   }
   const Incidences inc = Incidence(problem);
-  // Two starts: greedy, and strategy 0 everywhere (replicated, so the plan
-  // is never worse than replicating when that fits); the better one wins.
+  // Starts: greedy, strategy 0 everywhere (replicated, so the plan is never
+  // worse than replicating when that fits), and the caller's; the best wins.
+  std::vector<std::vector<int64_t>> all = {GreedyStart(problem, inc),
+                                           std::vector<int64_t>(problem.nodes.size(), 0)};
+  all.insert(all.end(), starts.begin(), starts.end());
   SolvedPlan plan;
-  for (std::vector<int64_t> choice :
-       {GreedyStart(problem, inc), std::vector<int64_t>(problem.nodes.size(), 0)}) {
+  for (std::vector<int64_t>& choice : all) {
     RepairAndImprove(problem, inc, choice);
     const double objective = PlanObjective(problem, choice);
     if (plan.choice.empty() || objective < plan.objective) {
@@ -160,6 +224,7 @@ absl::StatusOr<SolvedPlan> SolveHeuristic(const ShardingProblem& problem) {
 ShardingProblem Simplified(const ShardingProblem& problem) {
   ShardingProblem out;
   out.nodes = problem.nodes;
+  out.memory_rows = problem.memory_rows;
   out.memory_limit = problem.memory_limit;
   std::map<std::pair<int64_t, int64_t>, size_t> merged;
   for (const ShardingProblem::Edge& e : problem.edges) {
@@ -191,6 +256,7 @@ ShardingProblem Simplified(const ShardingProblem& problem) {
 ShardingProblem Restricted(const ShardingProblem& problem,
                            const std::vector<std::vector<int64_t>>& allowed) {
   ShardingProblem out;
+  out.memory_rows = problem.memory_rows;
   out.memory_limit = problem.memory_limit;
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
     ShardingProblem::Node node;

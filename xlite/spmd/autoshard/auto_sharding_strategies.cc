@@ -5,7 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xlite/analysis/alias_analysis.h"
 #include "xlite/analysis/collective_model.h"
+#include "xlite/base/status.h"
+#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/reshard.h"
@@ -117,7 +120,6 @@ ShardingStrategy Replicated(const HloInstruction& inst, const DeviceMesh& mesh, 
     }
   }
   s.compute_seconds = seconds;
-  if (inst.opcode() == HloOpcode::kParameter) s.memory_bytes = ShapeBytes(inst.shape());
   s.description = "replicated";
   return s;
 }
@@ -256,7 +258,6 @@ std::vector<ShardingStrategy> StrategiesOf(const HloInstruction& inst, const Dev
                     device.interconnect_bandwidth_bytes_per_second)
               .seconds;
     }
-    if (inst.opcode() == HloOpcode::kParameter) s.memory_bytes = ShardBytes(inst.shape(), s.result);
     s.description = Spec(mesh, result_axes);
     if (!operand_specs.empty()) {
       s.description = absl::StrCat(absl::StrJoin(operand_specs, " x "), " -> ", s.description);
@@ -267,6 +268,103 @@ std::vector<ShardingStrategy> StrategiesOf(const HloInstruction& inst, const Dev
   }
   return out;
 }
+
+MemoryPeak PeakMemory(const StrategyGraph& graph, const std::vector<int64_t>& choice) {
+  // The nodes' bytes as differences between steps.
+  std::vector<double> change(graph.fixed_bytes_at_step.size() + 1, 0);
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    if (!graph.live[v].has_value()) continue;
+    const double b = graph.nodes[v].strategies[choice[v]].memory_bytes;
+    change[graph.live[v]->start] += b;
+    change[graph.live[v]->end + 1] -= b;
+  }
+  MemoryPeak peak;
+  double nodes = 0;
+  for (size_t t = 0; t < graph.fixed_bytes_at_step.size(); ++t) {
+    nodes += change[t];
+    const double at = nodes + graph.fixed_bytes_at_step[t];
+    if (at > peak.bytes) peak = {at, static_cast<int64_t>(t)};
+  }
+  return peak;
+}
+
+ShardingProblem::MemoryRow MemoryRowAt(const StrategyGraph& graph, int64_t step) {
+  ShardingProblem::MemoryRow row;
+  row.fixed_bytes = graph.fixed_bytes_at_step[step];
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    const std::optional<LiveRange>& r = graph.live[v];
+    if (r.has_value() && r->start <= step && step <= r->end) {
+      row.nodes.push_back(static_cast<int64_t>(v));
+    }
+  }
+  return row;
+}
+
+namespace {
+
+// Per node of `graph` the live range of the buffer its result owns, per
+// step the bytes of the other buffers; each strategy's memory_bytes set.
+absl::Status AddMemory(const HloModule& module, StrategyGraph& graph) {
+  // Liveness wants each control-flow callee called from one site: it runs on
+  // a flattened copy, whose entry instructions keep their names.
+  std::unique_ptr<HloModule> flat = module.Clone();
+  FlattenCallGraphPass flatten;
+  XLITE_RETURN_IF_ERROR(flatten.Run(*flat).status());
+  flat->UpdateSchedule();
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(*flat));
+  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness,
+                         Liveness::Run(*aliases, CurrentSchedule(*flat)));
+  absl::flat_hash_map<std::string_view, int64_t> node_of;  // entry names
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    node_of[graph.nodes[v].instruction->name()] = static_cast<int64_t>(v);
+  }
+  for (const HloInstruction* inst : liveness->timeline()) {
+    graph.step_names.push_back(
+        inst->parent() == flat->entry_computation()
+            ? inst->name()
+            : absl::StrCat(inst->name(), " (in ", inst->parent()->name(), ", which is not split)"));
+  }
+  const size_t steps = graph.step_names.size();
+  graph.live.assign(graph.nodes.size(), std::nullopt);
+  std::vector<double> fixed(steps + 1, 0);  // as differences
+  for (const HloBuffer& buffer : aliases->buffers()) {
+    const LiveRange& range = liveness->BufferRange(buffer.id);
+    if (range.end < range.start) continue;  // never written
+    // Owned by the first entry array instruction defining one of its values
+    // (a while's state is owned by its initial value's producer: it keeps
+    // that sharding through the loop).
+    std::optional<int64_t> owner;
+    for (int32_t id : buffer.values) {
+      const HloValue& value = aliases->dataflow().value(id);
+      if (value.instruction->parent() != flat->entry_computation() || !value.index.empty() ||
+          !value.instruction->shape().IsArray()) {
+        continue;
+      }
+      auto it = node_of.find(value.instruction->name());
+      if (it != node_of.end() && !graph.live[it->second].has_value()) {
+        owner = it->second;
+        break;
+      }
+    }
+    if (owner.has_value()) {
+      graph.live[*owner] = range;
+      const Shape& shape = graph.nodes[*owner].instruction->shape();
+      for (ShardingStrategy& s : graph.nodes[*owner].strategies) {
+        s.memory_bytes = ShardBytes(shape, s.result) * static_cast<double>(buffer.bytes) /
+                         static_cast<double>(std::max<int64_t>(ShapeBytes(shape), 1));
+      }
+      continue;
+    }
+    fixed[range.start] += static_cast<double>(buffer.bytes);
+    fixed[range.end + 1] -= static_cast<double>(buffer.bytes);
+  }
+  graph.fixed_bytes_at_step.assign(steps, 0);
+  double now = 0;
+  for (size_t t = 0; t < steps; ++t) graph.fixed_bytes_at_step[t] = now += fixed[t];
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const DeviceMesh& mesh,
                                                  const DeviceSpec& device, double memory_limit,
@@ -294,12 +392,6 @@ absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const 
     if (inst == module.entry_computation()->root_instruction()) {
       RequireReplicatedOutputs(module, pricer, *inst, node.strategies);
     }
-    ShardingProblem::Node pnode;
-    for (const ShardingStrategy& s : node.strategies) {
-      pnode.cost.push_back(s.compute_seconds + s.communication_seconds +
-                           s.memory_bytes * kSecondsPerByteOfTie);
-      pnode.memory.push_back(s.memory_bytes);
-    }
     const int64_t v = static_cast<int64_t>(graph.nodes.size());
     // Edges from each array operand's producer.
     for (size_t i = 0; i < inst->operands().size(); ++i) {
@@ -326,7 +418,20 @@ absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const 
     }
     graph.index[inst] = v;
     graph.nodes.push_back(std::move(node));
+  }
+  XLITE_RETURN_IF_ERROR(AddMemory(module, graph));
+  for (const ShardingNode& node : graph.nodes) {
+    ShardingProblem::Node pnode;
+    for (const ShardingStrategy& s : node.strategies) {
+      pnode.cost.push_back(s.compute_seconds + s.communication_seconds +
+                           s.memory_bytes * kSecondsPerByteOfTie);
+      pnode.memory.push_back(s.memory_bytes);
+    }
     graph.problem.nodes.push_back(std::move(pnode));
+  }
+  const MemoryPeak replicated = PeakMemory(graph, std::vector<int64_t>(graph.nodes.size(), 0));
+  if (!graph.step_names.empty()) {
+    graph.problem.memory_rows.push_back(MemoryRowAt(graph, replicated.step));
   }
   return graph;
 }

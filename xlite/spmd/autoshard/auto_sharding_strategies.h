@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
+#include "xlite/analysis/liveness.h"
 #include "xlite/ir/module.h"
 #include "xlite/spmd/autoshard/auto_sharding_mesh.h"
 #include "xlite/spmd/autoshard/auto_sharding_problem.h"
@@ -30,7 +31,9 @@ struct ShardingStrategy {
   double compute_seconds = 0;
   // The all-reduce of partial sums when a reduction factor is split.
   double communication_seconds = 0;
-  double memory_bytes = 0;  // per device (parameters)
+  // Per device: the result's buffer where the instruction owns one (set by
+  // BuildStrategyGraph from the alias analysis; 0 in StrategiesOf).
+  double memory_bytes = 0;
   // "[data,_] x [_,model] -> [data,model]": operands and result as
   // partition specs, "+sum(model)" for partial sums.
   std::string description;
@@ -74,10 +77,29 @@ struct StrategyGraph {
   ShardingProblem problem;  // nodes[i] is problem.nodes[i]
   // Per problem edge: the consumer's operand number it prices.
   std::vector<int64_t> edge_operand;
+  // Memory on the module's timeline (its current order, the call graph
+  // flattened, callees inlined at their call sites as the liveness analysis
+  // does): per node the steps its result's buffer is live
+  // (nullopt: it owns none), per step the bytes no choice changes (tuple
+  // tables, the values of called computations).
+  std::vector<std::optional<LiveRange>> live;
+  std::vector<double> fixed_bytes_at_step;
+  // Per step its instruction's name, and the computation outside the entry.
+  std::vector<std::string> step_names;
 };
 
-// The graph of the entry computation. Instructions with a sharding keep it
-// as their only choice when `keep_annotations` (an error when the mesh cannot
+// Bytes per device live at the step where `choice` peaks.
+struct MemoryPeak {
+  double bytes = 0;
+  int64_t step = 0;
+};
+MemoryPeak PeakMemory(const StrategyGraph& graph, const std::vector<int64_t>& choice);
+// The memory row of `step`: the nodes live there and the fixed bytes.
+ShardingProblem::MemoryRow MemoryRowAt(const StrategyGraph& graph, int64_t step);
+
+// The graph of the entry computation, with one memory row: the step where
+// the replicated plan peaks. Instructions with a sharding keep it as their
+// only choice when `keep_annotations` (an error when the mesh cannot
 // express it), else their shardings are ignored.
 absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const DeviceMesh& mesh,
                                                  const DeviceSpec& device, double memory_limit,

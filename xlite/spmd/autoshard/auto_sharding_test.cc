@@ -6,7 +6,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xlite/analysis/alias_analysis.h"
 #include "xlite/analysis/collective_model.h"
+#include "xlite/analysis/liveness.h"
 #include "xlite/analysis/verifier.h"
 #include "xlite/spmd/autoshard/auto_sharding_ilp.h"
 #include "xlite/spmd/autoshard/auto_sharding_problem.h"
@@ -19,14 +21,18 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kMlp[] = R"(
-HloModule mlp
-
+// The reducer both modules' reduces apply.
+constexpr char kSum[] = R"(
 %sum (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
   %y = f32[] parameter(1)
   ROOT %add = f32[] add(%x, %y)
 }
+
+)";
+
+constexpr char kMlp[] = R"(
+HloModule mlp
 
 ENTRY %main (input: f32[8,16], w1: f32[16,32], b1: f32[32], w2: f32[32,4]) -> (f32[8,4], f32[]) {
   %input = f32[8,16] parameter(0)
@@ -45,7 +51,11 @@ ENTRY %main (input: f32[8,16], w1: f32[16,32], b1: f32[32], w2: f32[32,4]) -> (f
 }
 )";
 
-std::unique_ptr<HloModule> Parse(const char* text) {
+// `entry_text` (a module without its computations) with kSum added.
+std::unique_ptr<HloModule> Parse(std::string_view entry_text) {
+  const size_t entry = entry_text.find("ENTRY");
+  const std::string text =
+      std::string(entry_text.substr(0, entry)) + kSum + std::string(entry_text.substr(entry));
   auto module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   return module.ok() ? std::move(*module) : nullptr;
@@ -186,7 +196,13 @@ TEST(AutoSharding, MemoryLimitForcesShardedParameters) {
     ASSERT_TRUE(r.ok()) << r.status();
     // Tiny arrays: communication latency outweighs any split.
     EXPECT_DOUBLE_EQ(r->plan.seconds, r->replicated.seconds);
-    EXPECT_EQ(r->plan.memory_bytes, (8 * 16 + 16 * 32 + 32 + 32 * 4) * 4);
+    // Replicated, the peak is the liveness analysis' own.
+    auto aliases = AliasAnalysis::Run(*m);
+    ASSERT_TRUE(aliases.ok());
+    auto liveness = Liveness::Run(**aliases, CurrentSchedule(*m));
+    ASSERT_TRUE(liveness.ok());
+    EXPECT_EQ(r->plan.memory_bytes, (*liveness)->peak_bytes());
+    EXPECT_EQ(r->plan.peak_at, (*liveness)->timeline()[(*liveness)->peak_step()]->name());
   }
   auto m = Parse(kMlp);
   options.memory_limit = 1000;
@@ -199,7 +215,12 @@ TEST(AutoSharding, MemoryLimitForcesShardedParameters) {
   EXPECT_EQ(m->config().num_partitions, 8);
   EXPECT_TRUE(Find(*m, "w1").sharding().IsTiled());
   EXPECT_TRUE(VerifyModule(*m).ok());
-  // Every annotated instruction is reported with an alternative.
+  // Every array instruction is annotated; those that matter are reported
+  // with an alternative.
+  for (const auto& inst : m->entry_computation()->instructions()) {
+    EXPECT_EQ(inst->has_sharding(), inst->shape().IsArray()) << inst->name();
+  }
+  EXPECT_EQ(r->annotated, 12);
   ASSERT_EQ(r->choices.size(), 7u);
   for (const ShardingChoice& c : r->choices) EXPECT_TRUE(c.rejected.has_value()) << c.instruction;
 
@@ -208,6 +229,33 @@ TEST(AutoSharding, MemoryLimitForcesShardedParameters) {
   absl::StatusOr<AutoShardResult> none = AutoShard(*too_small, device, options);
   EXPECT_TRUE(absl::IsResourceExhausted(none.status())) << none.status();
   EXPECT_THAT(std::string(none.status().message()), HasSubstr("fits the memory limit"));
+}
+
+// Tiny parameters, one large intermediate: only counting the activations
+// at the peak shows that it must be split.
+TEST(AutoSharding, MemoryLimitCountsActivations) {
+  constexpr char kWide[] = R"(
+HloModule wide
+
+ENTRY %main (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  %wide = f32[64,1024] broadcast(%p), dimensions={0}
+  %zero = f32[] constant(0)
+  ROOT %r = f32[64] reduce(%wide, %zero), dimensions={1}, to_apply=%sum
+}
+)";
+  auto m = Parse(kWide);
+  AutoShardOptions options;
+  options.mesh = *ParseMesh("8");
+  options.memory_limit = 100000;  // the replicated f32[64,1024] alone is 256 KiB
+  absl::StatusOr<AutoShardResult> r = AutoShard(*m, H100(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->replicated.fits);
+  EXPECT_EQ(r->replicated.peak_at, "r");  // where %wide is read
+  EXPECT_TRUE(r->plan.fits);
+  EXPECT_LE(r->plan.memory_bytes, 100000);
+  EXPECT_TRUE(Find(*m, "wide").sharding().IsTiled());
+  EXPECT_TRUE(VerifyModule(*m).ok());
 }
 
 TEST(AutoSharding, MeshMustMatchThePartitionCount) {
@@ -220,8 +268,9 @@ TEST(AutoSharding, MeshMustMatchThePartitionCount) {
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("num_partitions=4"));
 }
 
-// A random problem with a memory row, small enough to enumerate.
-ShardingProblem RandomProblem(uint32_t seed) {
+// A random problem, small enough to enumerate, with one memory row of every
+// node or two overlapping rows with fixed bytes.
+ShardingProblem RandomProblem(uint32_t seed, bool two_rows = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> cost(0, 10), memory(0, 5);
   ShardingProblem p;
@@ -240,6 +289,10 @@ ShardingProblem RandomProblem(uint32_t seed) {
     p.edges.push_back(e);
   }
   p.memory_limit = 12;
+  if (two_rows) {
+    p.memory_rows = {{{0, 1, 2}, 2.0}, {{2, 3, 4}, 1.0}};
+    p.memory_limit = 8;
+  }
   return p;
 }
 
@@ -254,8 +307,9 @@ double BruteForce(const ShardingProblem& p) {
 }
 
 TEST(AutoShardingSolver, HeuristicIsFeasibleAndTheIlpOptimal) {
-  for (uint32_t seed = 1; seed <= 8; ++seed) {
-    const ShardingProblem p = RandomProblem(seed);
+  for (uint32_t seed = 1; seed <= 16; ++seed) {
+    const ShardingProblem p = RandomProblem(seed, /*two_rows=*/seed > 8);
+    if (MinimumMemory(p) > p.memory_limit) continue;
     const double optimum = BruteForce(p);
     absl::StatusOr<SolvedPlan> heuristic = SolveHeuristic(p);
     ASSERT_TRUE(heuristic.ok()) << heuristic.status();
