@@ -4,6 +4,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "xlite/analysis/call_graph.h"
+#include "xlite/base/status.h"
 
 namespace xlite {
 
@@ -87,6 +89,16 @@ absl::StatusOr<bool> CallInlinerPass::Run(HloModule& module) {
   }
   make.Finish();
   return changed;
+}
+
+absl::StatusOr<bool> InlineCallsAndDropCallees(HloModule& module) {
+  CallInlinerPass inliner;
+  XLITE_ASSIGN_OR_RETURN(bool inlined, inliner.Run(module));
+  if (inlined) {
+    CallGraph graph(module);
+    module.RemoveComputationsIf([&](const HloComputation* c) { return !graph.IsReachable(*c); });
+  }
+  return inlined;
 }
 
 }  // namespace xlite

@@ -21,6 +21,11 @@ class CallInlinerPass : public HloPass {
   absl::StatusOr<bool> Run(HloModule& module) override;
 };
 
+// The pass, then the computations nothing reaches any more removed: what
+// XLA's pipelines do before partitioning and scheduling. True when a call
+// was inlined.
+absl::StatusOr<bool> InlineCallsAndDropCallees(HloModule& module);
+
 }  // namespace xlite
 
 #endif  // XLITE_PASSES_CALL_INLINER_H_

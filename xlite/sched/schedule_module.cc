@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "xlite/analysis/alias_analysis.h"
-#include "xlite/analysis/call_graph.h"
 #include "xlite/analysis/liveness.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/call_inliner.h"
@@ -22,12 +21,7 @@ namespace xlite {
 absl::Status PrepareForScheduling(HloModule& module, bool create_async_collectives) {
   // As XLA's pipelines before scheduling: calls are inlined, so what they do
   // (collectives of scan and remat bodies) joins the caller's schedule.
-  CallInlinerPass inliner;
-  XLITE_ASSIGN_OR_RETURN(bool inlined, inliner.Run(module));
-  if (inlined) {
-    CallGraph graph(module);
-    module.RemoveComputationsIf([&](const HloComputation* c) { return !graph.IsReachable(*c); });
-  }
+  XLITE_RETURN_IF_ERROR(InlineCallsAndDropCallees(module).status());
   FlattenCallGraphPass flatten;
   XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
   module.UpdateSchedule();  // flattening may have added computations
@@ -45,8 +39,7 @@ absl::StatusOr<ScheduleModuleResult> ScheduleModule(HloModule& module, LatencyMo
   if (module.entry_computation() == nullptr) return InvalidArgument("module has no entry");
   XLITE_RETURN_IF_ERROR(PrepareForScheduling(module, /*create_async_collectives=*/false));
   if (options.estimate_steps) {
-    XLITE_ASSIGN_OR_RETURN(report.sync,
-                           EstimateStep(module, CurrentSchedule(module), model, true));
+    XLITE_ASSIGN_OR_RETURN(report.sync, EstimateStep(module, CurrentSchedule(module), model, true));
   }
   const auto began = std::chrono::steady_clock::now();
   if (options.create_async_collectives) {

@@ -6,11 +6,15 @@
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xlite/base/status.h"
+#include "xlite/passes/call_inliner.h"
+#include "xlite/passes/flatten_call_graph.h"
+#include "xlite/spmd/autoshard/auto_sharding_graph.h"
 #include "xlite/spmd/autoshard/auto_sharding_ilp.h"
 #include "xlite/spmd/autoshard/auto_sharding_problem.h"
-#include "xlite/spmd/autoshard/auto_sharding_strategies.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/text/printer.h"
 
@@ -270,6 +274,12 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
         absl::StrCat("the mesh ", mesh.ToString(), " has ", n,
                      " devices but the module has num_partitions=", config.num_partitions));
   }
+  // As XLA's pipelines before partitioning: calls inlined (what they do gets
+  // strategies of its own, in the caller), each loop body called once.
+  XLITE_RETURN_IF_ERROR(InlineCallsAndDropCallees(module).status());
+  FlattenCallGraphPass flatten;
+  XLITE_RETURN_IF_ERROR(flatten.Run(module).status());
+  module.UpdateSchedule();
   AutoShardResult result;
   result.memory_limit = options.memory_limit.value_or(
       device.memory_bytes > 0 ? device.memory_bytes : std::numeric_limits<double>::infinity());
@@ -323,13 +333,17 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
       for (const auto& inst : computation->instructions()) inst->clear_sharding();
     }
   }
-  // The graph's nodes in the same order, to write to.
-  const std::vector<HloInstruction*> entry = module.entry_computation()->MakeInstructionPostOrder();
+  // The instructions to write to.
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> writable;
+  for (const auto& computation : module.computations()) {
+    for (const auto& inst : computation->instructions()) writable[inst.get()] = inst.get();
+  }
   for (size_t v = 0; v < graph.nodes.size(); ++v) {
     const ShardingNode& node = graph.nodes[v];
     const int64_t s = plan->choice[v];
-    if (node.instruction->shape().IsArray()) {
-      entry[v]->set_sharding(node.strategies[s].result);
+    for (const HloInstruction* member : node.members) {
+      if (!member->shape().IsArray()) continue;
+      writable.at(member)->set_sharding(node.strategies[s].result);
       ++result.annotated;
     }
     if (!IsExplained(*node.instruction)) continue;
@@ -347,6 +361,21 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
       if (!choice.rejected.has_value() || o.seconds < choice.rejected->seconds) choice.rejected = o;
     }
     result.choices.push_back(std::move(choice));
+  }
+  // A modelled loop, its initial tuple, its body's parameter and result and
+  // its condition's parameter hold the state as chosen.
+  for (const ModelledLoop& loop : graph.loops) {
+    std::vector<HloSharding> elements;
+    for (int64_t v : loop.state)
+      elements.push_back(graph.nodes[v].strategies[plan->choice[v]].result);
+    const HloSharding state = HloSharding::Tuple(std::move(elements));
+    const HloComputation& condition = *loop.loop->called_computations()[0];
+    const HloComputation& body = *loop.loop->called_computations()[1];
+    for (const HloInstruction* inst : std::initializer_list<const HloInstruction*>{
+             loop.loop, loop.loop->operand(0), body.parameter_instruction(0),
+             body.root_instruction(), condition.parameter_instruction(0)}) {
+      writable.at(inst)->set_sharding(state);
+    }
   }
   module.config().num_partitions = n;
   result.search_seconds =

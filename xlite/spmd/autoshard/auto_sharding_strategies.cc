@@ -5,10 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "xlite/analysis/alias_analysis.h"
 #include "xlite/analysis/collective_model.h"
-#include "xlite/base/status.h"
-#include "xlite/passes/flatten_call_graph.h"
 #include "xlite/spmd/factor_rule.h"
 #include "xlite/spmd/partition_util.h"
 #include "xlite/spmd/reshard.h"
@@ -16,11 +13,6 @@
 
 namespace xlite::spmd {
 namespace {
-
-// Between plans equally fast the one with less memory per device wins: a
-// byte costs this much in the objective (1 GB: 1 ns, below what any
-// collective or kernel costs), never in the reported times.
-constexpr double kSecondsPerByteOfTie = 1e-18;
 
 // Per tensor dim, the axes `axis_factor` puts on its factors (major factor
 // first, mesh order within a factor).
@@ -269,171 +261,39 @@ std::vector<ShardingStrategy> StrategiesOf(const HloInstruction& inst, const Dev
   return out;
 }
 
-MemoryPeak PeakMemory(const StrategyGraph& graph, const std::vector<int64_t>& choice) {
-  // The nodes' bytes as differences between steps.
-  std::vector<double> change(graph.fixed_bytes_at_step.size() + 1, 0);
-  for (size_t v = 0; v < graph.nodes.size(); ++v) {
-    if (!graph.live[v].has_value()) continue;
-    const double b = graph.nodes[v].strategies[choice[v]].memory_bytes;
-    change[graph.live[v]->start] += b;
-    change[graph.live[v]->end + 1] -= b;
+std::vector<ShardingStrategy> StateStrategies(const Shape& shape, const DeviceMesh& mesh) {
+  FactorRule rule;
+  TensorFactors dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    rule.factor_sizes.push_back(shape.dimensions(d));
+    rule.kinds.push_back(FactorKind::kPassThrough);
+    dims.push_back({d});
   }
-  MemoryPeak peak;
-  double nodes = 0;
-  for (size_t t = 0; t < graph.fixed_bytes_at_step.size(); ++t) {
-    nodes += change[t];
-    const double at = nodes + graph.fixed_bytes_at_step[t];
-    if (at > peak.bytes) peak = {at, static_cast<int64_t>(t)};
+  rule.results = {dims};
+  ShardingStrategy replicated;
+  replicated.axis_factor.assign(mesh.sizes.size(), -1);
+  replicated.result = HloSharding::Replicated();
+  replicated.description = "replicated";
+  std::vector<ShardingStrategy> out = {replicated};
+  std::vector<std::vector<int64_t>> assignments;
+  std::vector<int64_t> current(mesh.sizes.size(), -1);
+  EnumerateAssignments(rule, mesh, 0, current, assignments);
+  for (const std::vector<int64_t>& axis_factor : assignments) {
+    if (std::all_of(axis_factor.begin(), axis_factor.end(), [](int64_t f) { return f < 0; })) {
+      continue;  // replicated, above
+    }
+    ShardingStrategy s;
+    s.axis_factor = axis_factor;
+    const std::vector<std::vector<int64_t>> axes = DimAxes(dims, axis_factor);
+    s.result = MeshSharding(mesh, axes);
+    s.description = Spec(mesh, axes);
+    out.push_back(std::move(s));
   }
-  return peak;
+  return out;
 }
 
-ShardingProblem::MemoryRow MemoryRowAt(const StrategyGraph& graph, int64_t step) {
-  ShardingProblem::MemoryRow row;
-  row.fixed_bytes = graph.fixed_bytes_at_step[step];
-  for (size_t v = 0; v < graph.nodes.size(); ++v) {
-    const std::optional<LiveRange>& r = graph.live[v];
-    if (r.has_value() && r->start <= step && step <= r->end) {
-      row.nodes.push_back(static_cast<int64_t>(v));
-    }
-  }
-  return row;
-}
-
-namespace {
-
-// Per node of `graph` the live range of the buffer its result owns, per
-// step the bytes of the other buffers; each strategy's memory_bytes set.
-absl::Status AddMemory(const HloModule& module, StrategyGraph& graph) {
-  // Liveness wants each control-flow callee called from one site: it runs on
-  // a flattened copy, whose entry instructions keep their names.
-  std::unique_ptr<HloModule> flat = module.Clone();
-  FlattenCallGraphPass flatten;
-  XLITE_RETURN_IF_ERROR(flatten.Run(*flat).status());
-  flat->UpdateSchedule();
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<AliasAnalysis> aliases, AliasAnalysis::Run(*flat));
-  XLITE_ASSIGN_OR_RETURN(std::unique_ptr<Liveness> liveness,
-                         Liveness::Run(*aliases, CurrentSchedule(*flat)));
-  absl::flat_hash_map<std::string_view, int64_t> node_of;  // entry names
-  for (size_t v = 0; v < graph.nodes.size(); ++v) {
-    node_of[graph.nodes[v].instruction->name()] = static_cast<int64_t>(v);
-  }
-  for (const HloInstruction* inst : liveness->timeline()) {
-    graph.step_names.push_back(
-        inst->parent() == flat->entry_computation()
-            ? inst->name()
-            : absl::StrCat(inst->name(), " (in ", inst->parent()->name(), ", which is not split)"));
-  }
-  const size_t steps = graph.step_names.size();
-  graph.live.assign(graph.nodes.size(), std::nullopt);
-  std::vector<double> fixed(steps + 1, 0);  // as differences
-  for (const HloBuffer& buffer : aliases->buffers()) {
-    const LiveRange& range = liveness->BufferRange(buffer.id);
-    if (range.end < range.start) continue;  // never written
-    // Owned by the first entry array instruction defining one of its values
-    // (a while's state is owned by its initial value's producer: it keeps
-    // that sharding through the loop).
-    std::optional<int64_t> owner;
-    for (int32_t id : buffer.values) {
-      const HloValue& value = aliases->dataflow().value(id);
-      if (value.instruction->parent() != flat->entry_computation() || !value.index.empty() ||
-          !value.instruction->shape().IsArray()) {
-        continue;
-      }
-      auto it = node_of.find(value.instruction->name());
-      if (it != node_of.end() && !graph.live[it->second].has_value()) {
-        owner = it->second;
-        break;
-      }
-    }
-    if (owner.has_value()) {
-      graph.live[*owner] = range;
-      const Shape& shape = graph.nodes[*owner].instruction->shape();
-      for (ShardingStrategy& s : graph.nodes[*owner].strategies) {
-        s.memory_bytes = ShardBytes(shape, s.result) * static_cast<double>(buffer.bytes) /
-                         static_cast<double>(std::max<int64_t>(ShapeBytes(shape), 1));
-      }
-      continue;
-    }
-    fixed[range.start] += static_cast<double>(buffer.bytes);
-    fixed[range.end + 1] -= static_cast<double>(buffer.bytes);
-  }
-  graph.fixed_bytes_at_step.assign(steps, 0);
-  double now = 0;
-  for (size_t t = 0; t < steps; ++t) graph.fixed_bytes_at_step[t] = now += fixed[t];
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const DeviceMesh& mesh,
-                                                 const DeviceSpec& device, double memory_limit,
-                                                 bool keep_annotations) {
-  StrategyGraph graph;
-  graph.problem.memory_limit = memory_limit;
-  CostAnalysis costs;
-  ReshardPricer pricer(device, mesh.num_devices());
-  for (HloInstruction* inst : module.entry_computation()->MakeInstructionPostOrder()) {
-    ShardingNode node;
-    node.instruction = inst;
-    node.strategies = StrategiesOf(*inst, mesh, device, costs);
-    if (keep_annotations && inst->has_sharding()) {
-      const HloSharding wanted = ForPartitioning(inst->sharding());
-      std::erase_if(node.strategies, [&](const ShardingStrategy& s) {
-        return !(ForPartitioning(s.result) == wanted);
-      });
-      if (node.strategies.empty()) {
-        return absl::UnimplementedError(absl::StrCat(
-            "not supported yet: keeping the annotation ", PrintSharding(inst->sharding()), " of %",
-            inst->name(), ": it is no sharding over the mesh ", mesh.ToString(),
-            " that its rule allows"));
-      }
-    }
-    if (inst == module.entry_computation()->root_instruction()) {
-      RequireReplicatedOutputs(module, pricer, *inst, node.strategies);
-    }
-    const int64_t v = static_cast<int64_t>(graph.nodes.size());
-    // Edges from each array operand's producer.
-    for (size_t i = 0; i < inst->operands().size(); ++i) {
-      const HloInstruction* operand = inst->operand(i);
-      if (!operand->shape().IsArray()) continue;
-      const int64_t u = graph.index.at(operand);
-      const std::vector<ShardingStrategy>& from = graph.nodes[u].strategies;
-      ShardingProblem::Edge edge;
-      edge.from = u;
-      edge.to = v;
-      bool any = false;
-      for (const ShardingStrategy& fs : from) {
-        for (const ShardingStrategy& ts : node.strategies) {
-          const double c = ts.operands[i].has_value()
-                               ? pricer.Seconds(fs.result, *ts.operands[i], operand->shape())
-                               : 0;
-          any = any || c != 0;
-          edge.cost.push_back(c);
-        }
-      }
-      if (!any) continue;
-      graph.problem.edges.push_back(std::move(edge));
-      graph.edge_operand.push_back(static_cast<int64_t>(i));
-    }
-    graph.index[inst] = v;
-    graph.nodes.push_back(std::move(node));
-  }
-  XLITE_RETURN_IF_ERROR(AddMemory(module, graph));
-  for (const ShardingNode& node : graph.nodes) {
-    ShardingProblem::Node pnode;
-    for (const ShardingStrategy& s : node.strategies) {
-      pnode.cost.push_back(s.compute_seconds + s.communication_seconds +
-                           s.memory_bytes * kSecondsPerByteOfTie);
-      pnode.memory.push_back(s.memory_bytes);
-    }
-    graph.problem.nodes.push_back(std::move(pnode));
-  }
-  const MemoryPeak replicated = PeakMemory(graph, std::vector<int64_t>(graph.nodes.size(), 0));
-  if (!graph.step_names.empty()) {
-    graph.problem.memory_rows.push_back(MemoryRowAt(graph, replicated.step));
-  }
-  return graph;
+double BytesPerDevice(const Shape& shape, const HloSharding& sharding) {
+  return ShardBytes(shape, sharding);
 }
 
 }  // namespace xlite::spmd

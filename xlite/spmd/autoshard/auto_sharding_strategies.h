@@ -1,8 +1,8 @@
-// Auto-sharding's candidates: per entry instruction the strategies its
-// factor rule allows on the mesh (each mesh axis on one factor or on none),
-// priced by the cost model on the device, and the reshard cost between a
-// producer's result and a consumer's operand from the reshard planner and
-// the alpha-beta collective model; together the ShardingProblem to solve.
+// Auto-sharding's candidates: per instruction the strategies its factor rule
+// allows on the mesh (each mesh axis on one factor or on none), priced by the
+// cost model on the device, and the reshard cost between a producer's result
+// and a consumer's operand from the reshard planner and the alpha-beta
+// collective model (auto_sharding_graph.h puts them together).
 #ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_STRATEGIES_H_
 #define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_STRATEGIES_H_
 
@@ -15,7 +15,6 @@
 #include "absl/status/statusor.h"
 #include "xlite/analysis/cost_analysis.h"
 #include "xlite/analysis/device_spec.h"
-#include "xlite/analysis/liveness.h"
 #include "xlite/ir/module.h"
 #include "xlite/spmd/autoshard/auto_sharding_mesh.h"
 #include "xlite/spmd/autoshard/auto_sharding_problem.h"
@@ -37,11 +36,6 @@ struct ShardingStrategy {
   // "[data,_] x [_,model] -> [data,model]": operands and result as
   // partition specs, "+sum(model)" for partial sums.
   std::string description;
-};
-
-struct ShardingNode {
-  const HloInstruction* instruction = nullptr;
-  std::vector<ShardingStrategy> strategies;  // strategy 0 replicates everything
 };
 
 // Reshard seconds between shardings, memoised.
@@ -71,39 +65,12 @@ void RequireReplicatedOutputs(const HloModule& module, ReshardPricer& pricer,
                               const HloInstruction& root,
                               std::vector<ShardingStrategy>& strategies);
 
-struct StrategyGraph {
-  std::vector<ShardingNode> nodes;  // entry instructions in post order
-  absl::flat_hash_map<const HloInstruction*, int64_t> index;
-  ShardingProblem problem;  // nodes[i] is problem.nodes[i]
-  // Per problem edge: the consumer's operand number it prices.
-  std::vector<int64_t> edge_operand;
-  // Memory on the module's timeline (its current order, the call graph
-  // flattened, callees inlined at their call sites as the liveness analysis
-  // does): per node the steps its result's buffer is live
-  // (nullopt: it owns none), per step the bytes no choice changes (tuple
-  // tables, the values of called computations).
-  std::vector<std::optional<LiveRange>> live;
-  std::vector<double> fixed_bytes_at_step;
-  // Per step its instruction's name, and the computation outside the entry.
-  std::vector<std::string> step_names;
-};
+// The strategies of a loop's state element of `shape`: each dim split over
+// any mesh axes (no operands, no compute of its own).
+std::vector<ShardingStrategy> StateStrategies(const Shape& shape, const DeviceMesh& mesh);
 
-// Bytes per device live at the step where `choice` peaks.
-struct MemoryPeak {
-  double bytes = 0;
-  int64_t step = 0;
-};
-MemoryPeak PeakMemory(const StrategyGraph& graph, const std::vector<int64_t>& choice);
-// The memory row of `step`: the nodes live there and the fixed bytes.
-ShardingProblem::MemoryRow MemoryRowAt(const StrategyGraph& graph, int64_t step);
-
-// The graph of the entry computation, with one memory row: the step where
-// the replicated plan peaks. Instructions with a sharding keep it as their
-// only choice when `keep_annotations` (an error when the mesh cannot
-// express it), else their shardings are ignored.
-absl::StatusOr<StrategyGraph> BuildStrategyGraph(const HloModule& module, const DeviceMesh& mesh,
-                                                 const DeviceSpec& device, double memory_limit,
-                                                 bool keep_annotations);
+// The bytes one device holds of a `shape` value under `sharding`.
+double BytesPerDevice(const Shape& shape, const HloSharding& sharding);
 
 }  // namespace xlite::spmd
 

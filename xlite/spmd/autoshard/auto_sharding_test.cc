@@ -10,6 +10,7 @@
 #include "xlite/analysis/collective_model.h"
 #include "xlite/analysis/liveness.h"
 #include "xlite/analysis/verifier.h"
+#include "xlite/spmd/autoshard/auto_sharding_graph.h"
 #include "xlite/spmd/autoshard/auto_sharding_ilp.h"
 #include "xlite/spmd/autoshard/auto_sharding_problem.h"
 #include "xlite/spmd/autoshard/auto_sharding_strategies.h"
@@ -256,6 +257,71 @@ ENTRY %main (p: f32[64]) -> f32[64] {
   EXPECT_LE(r->plan.memory_bytes, 100000);
   EXPECT_TRUE(Find(*m, "wide").sharding().IsTiled());
   EXPECT_TRUE(VerifyModule(*m).ok());
+}
+
+// A loop over stacked layers: its state elements are nodes shared by the
+// get-tuple-elements of the loop, body and condition, and its body's
+// instructions are priced once per iteration.
+TEST(AutoShardingGraph, LoopStateAndBodyAreModelled) {
+  constexpr char kLoop[] = R"(
+HloModule loop
+
+%body (s: (s32[], f32[8,16], f32[3,16,16])) -> (s32[], f32[8,16], f32[3,16,16]) {
+  %s = (s32[], f32[8,16], f32[3,16,16]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %x = f32[8,16] get-tuple-element(%s), index=1
+  %w = f32[3,16,16] get-tuple-element(%s), index=2
+  %zero = s32[] constant(0)
+  %slice = f32[1,16,16] dynamic-slice(%w, %i, %zero, %zero), dynamic_slice_sizes={1,16,16}
+  %layer = f32[16,16] reshape(%slice)
+  %y = f32[8,16] dot(%x, %layer), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  ROOT %out = (s32[], f32[8,16], f32[3,16,16]) tuple(%next, %y, %w)
+}
+
+%cond (s: (s32[], f32[8,16], f32[3,16,16])) -> pred[] {
+  %s = (s32[], f32[8,16], f32[3,16,16]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+
+ENTRY %main (x: f32[8,16], w: f32[3,16,16]) -> f32[8,16] {
+  %x = f32[8,16] parameter(0)
+  %w = f32[3,16,16] parameter(1)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[8,16], f32[3,16,16]) tuple(%zero, %x, %w)
+  %loop = (s32[], f32[8,16], f32[3,16,16]) while(%init), condition=%cond, body=%body
+  ROOT %r = f32[8,16] get-tuple-element(%loop), index=1
+}
+)";
+  auto m = Parse(kLoop);
+  const DeviceSpec device = H100();
+  const DeviceMesh mesh = *ParseMesh("2");
+  absl::StatusOr<StrategyGraph> graph =
+      BuildStrategyGraph(*m, mesh, device, INFINITY, /*keep_annotations=*/false);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_EQ(graph->loops.size(), 1u);
+  const ModelledLoop& loop = graph->loops[0];
+  ASSERT_EQ(loop.state.size(), 3u);
+  // The stacked weights' element: the body's and nothing else's (the
+  // condition reads only the counter); the activations' also the result.
+  const ShardingNode& weights = graph->nodes[loop.state[2]];
+  ASSERT_EQ(weights.members.size(), 1u);
+  EXPECT_EQ(weights.members[0]->parent()->name(), "body");
+  EXPECT_EQ(graph->nodes[loop.state[1]].members.size(), 2u);
+  EXPECT_EQ(graph->nodes[loop.state[0]].members.size(), 2u);
+  EXPECT_EQ(graph->index.at(&Find(*m, "r")), loop.state[1]);
+  // The body's dot runs three times.
+  const HloInstruction* dot = nullptr;
+  for (const auto& inst : m->GetComputation("body")->instructions()) {
+    if (inst->name() == "y") dot = inst.get();
+  }
+  ASSERT_NE(dot, nullptr);
+  CostAnalysis costs;
+  const double once = StrategiesOf(*dot, mesh, device, costs)[0].compute_seconds;
+  EXPECT_DOUBLE_EQ(graph->nodes[graph->index.at(dot)].strategies[0].compute_seconds, 3 * once);
 }
 
 TEST(AutoSharding, MeshMustMatchThePartitionCount) {
