@@ -77,12 +77,16 @@ fuzz:
 
 bench: deps
 	@cmake -S . -B build $(CMAKE_FLAGS) -DXLITE_BENCH=ON >/dev/null
-	@ninja -C build -j$(JOBS) parse_bench cost_bench eval_bench opt_bench small_program_bench
+	@ninja -C build -j$(JOBS) parse_bench cost_bench eval_bench opt_bench small_program_bench \
+	    autoshard_bench
+	@test ! -x ../jax-venv/bin/python || test -f build/llama3_8b_step.hlo || \
+	    ../jax-venv/bin/python scripts/write_llama_step.py build/llama3_8b_step.hlo
 	build/bench/parse_bench
 	build/bench/cost_bench
 	build/bench/eval_bench
 	build/bench/opt_bench
 	build/bench/small_program_bench
+	build/bench/autoshard_bench
 
 # xlite against PyTorch eager (Debian's and PyTorch 2), torch.compile and
 # XLA:CPU (torch and jax in build/peers-venv, where pip reaches PyPI) on
