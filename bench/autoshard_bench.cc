@@ -11,6 +11,7 @@
 #include <string>
 
 #include "bench/corpus_file.h"
+#include "bench/untimed_parse.h"
 #include "benchmark/benchmark.h"
 #include "xlite/spmd/autoshard/auto_sharding.h"
 #include "xlite/text/parser.h"
@@ -40,14 +41,9 @@ void BM_AutoShard(benchmark::State& state, const std::string& text, const char* 
   const DeviceSpec device = *LoadDeviceSpec("h100");
   int64_t nodes = 0;
   for (auto _ : state) {
-    state.PauseTiming();
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) {
-      state.SkipWithError(std::string(module.status().message()).c_str());
-      return;
-    }
-    state.ResumeTiming();
-    absl::StatusOr<spmd::AutoShardResult> result = spmd::AutoShard(**module, device, options);
+    std::unique_ptr<HloModule> module = UntimedParse(state, text);
+    if (module == nullptr) return;
+    absl::StatusOr<spmd::AutoShardResult> result = spmd::AutoShard(*module, device, options);
     if (!result.ok()) {
       state.SkipWithError(std::string(result.status().message()).c_str());
       return;

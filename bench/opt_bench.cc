@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/corpus_file.h"
+#include "bench/untimed_parse.h"
 #include "benchmark/benchmark.h"
 #include "xlite/passes/pipeline.h"
 #include "xlite/text/parser.h"
@@ -27,15 +28,10 @@ void BM_DefaultPipeline(benchmark::State& state, const char* name) {
     return;
   }
   for (auto _ : state) {
-    state.PauseTiming();
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) {
-      state.SkipWithError(std::string(module.status().message()).c_str());
-      return;
-    }
-    state.ResumeTiming();
+    std::unique_ptr<HloModule> module = UntimedParse(state, text);
+    if (module == nullptr) return;
     PipelineReport report;
-    absl::StatusOr<bool> changed = pipeline->Run(**module, PipelineOptions(), &report);
+    absl::StatusOr<bool> changed = pipeline->Run(*module, PipelineOptions(), &report);
     if (!changed.ok()) {
       state.SkipWithError(std::string(changed.status().message()).c_str());
       return;

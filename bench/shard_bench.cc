@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/corpus_file.h"
+#include "bench/untimed_parse.h"
 #include "benchmark/benchmark.h"
 #include "xlite/spmd/partitioner.h"
 #include "xlite/spmd/propagation.h"
@@ -39,14 +40,9 @@ void BM_ShardingPropagation(benchmark::State& state, const char* name) {
   }
   int64_t instructions = 0;
   for (auto _ : state) {
-    state.PauseTiming();
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) {
-      state.SkipWithError(std::string(module.status().message()).c_str());
-      return;
-    }
-    state.ResumeTiming();
-    absl::StatusOr<spmd::PropagationResult> result = spmd::PropagateShardings(**module, {});
+    std::unique_ptr<HloModule> module = UntimedParse(state, text);
+    if (module == nullptr) return;
+    absl::StatusOr<spmd::PropagationResult> result = spmd::PropagateShardings(*module, {});
     if (!result.ok()) {
       state.SkipWithError(std::string(result.status().message()).c_str());
       return;
@@ -68,17 +64,12 @@ void BM_PropagateAndPartition(benchmark::State& state, const char* name) {
     return;
   }
   for (auto _ : state) {
-    state.PauseTiming();
-    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
-    if (!module.ok()) {
-      state.SkipWithError(std::string(module.status().message()).c_str());
-      return;
-    }
-    state.ResumeTiming();
+    std::unique_ptr<HloModule> module = UntimedParse(state, text);
+    if (module == nullptr) return;
     spmd::ShardingPropagationPass propagate({});
     spmd::SpmdPartitionerPass partition;
-    absl::StatusOr<bool> done = propagate.Run(**module);
-    if (done.ok()) done = partition.Run(**module);
+    absl::StatusOr<bool> done = propagate.Run(*module);
+    if (done.ok()) done = partition.Run(*module);
     if (!done.ok()) {
       state.SkipWithError(std::string(done.status().message()).c_str());
       return;
