@@ -42,6 +42,16 @@ std::optional<int64_t> ScalarIntConstant(const HloInstruction* hlo) {
   return hlo->literal().GetInt64(0);
 }
 
+// The value `hlo` forwards through get-tuple-elements of tuples (the SPMD
+// partitioner rebuilds a loop's result tuple from one it resharded).
+const HloInstruction* ThroughTupleElements(const HloInstruction* hlo) {
+  while (hlo->opcode() == HloOpcode::kGetTupleElement &&
+         hlo->operand(0)->opcode() == HloOpcode::kTuple) {
+    hlo = hlo->operand(0)->operand(hlo->tuple_index());
+  }
+  return hlo;
+}
+
 // True when `hlo` is get-tuple-element(parameter 0, index).
 bool IsLoopStateElement(const HloInstruction* hlo, int64_t index) {
   return hlo->opcode() == HloOpcode::kGetTupleElement && hlo->tuple_index() == index &&
@@ -118,14 +128,15 @@ std::optional<int64_t> TripCountFromPattern(const HloInstruction& while_op) {
     if (init_tuple->opcode() != HloOpcode::kTuple || index >= init_tuple->operand_count()) {
       return std::nullopt;
     }
-    std::optional<int64_t> init = ScalarIntConstant(init_tuple->operand(index));
+    std::optional<int64_t> init =
+        ScalarIntConstant(ThroughTupleElements(init_tuple->operand(index)));
     // Its step: body root element `index` = add(element index, constant).
     const HloInstruction* root = body->root_instruction();
     if (!init || root == nullptr || root->opcode() != HloOpcode::kTuple ||
         index >= root->operand_count()) {
       return std::nullopt;
     }
-    const HloInstruction* update = root->operand(index);
+    const HloInstruction* update = ThroughTupleElements(root->operand(index));
     if (update->opcode() != HloOpcode::kAdd) return std::nullopt;
     std::optional<int64_t> step;
     for (int k = 0; k < 2 && !step; ++k) {
