@@ -1,7 +1,8 @@
 // `xlite autoshard`: finds shardings for a module on a device mesh
 // (xlite/spmd/autoshard/auto_sharding.h), writes the annotated module, and with
 // --explain or --json says what each choice costs next to the best
-// rejected one and the plan next to fully replicated and data-parallel.
+// rejected one and the plan next to fully replicated, data-parallel and the
+// module's own shardings.
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -72,6 +73,10 @@ nlohmann::ordered_json ResultJson(const HloModule& module, const spmd::DeviceMes
   nlohmann::ordered_json dp = {{"note", r.data_parallel_note}};
   if (r.data_parallel.has_value()) dp.update(TotalsJson(*r.data_parallel));
   baselines["data_parallel"] = dp;
+  nlohmann::ordered_json user = {
+      {"note", r.user_plan.has_value() ? r.user_plan_note : "the module has no shardings"}};
+  if (r.user_plan.has_value()) user.update(TotalsJson(*r.user_plan));
+  baselines["user"] = user;
   return {{"module", module.name()},    {"mesh", {{"shape", mesh.sizes}, {"axes", mesh.names}}},
           {"device", device.name},      {"memory_limit_bytes", r.memory_limit},
           {"solver", r.solver},         {"search_seconds", r.search_seconds},
@@ -124,7 +129,9 @@ std::string ExplainText(const HloModule& module, const spmd::DeviceMesh& mesh,
   if (r.data_parallel.has_value()) {
     out += TotalsText("data-parallel", *r.data_parallel, r.memory_limit);
   }
+  if (r.user_plan.has_value()) out += TotalsText("user", *r.user_plan, r.memory_limit);
   absl::StrAppendFormat(&out, "  data-parallel: %s\n", r.data_parallel_note);
+  if (r.user_plan.has_value()) absl::StrAppendFormat(&out, "  user: %s\n", r.user_plan_note);
   absl::StrAppendFormat(&out,
                         "memory limit: %s per device (every buffer live at the peak of the "
                         "module's order: parameters, optimizer state, activations)\n",
@@ -217,7 +224,7 @@ void AddAutoshardCommand(CLI::App& app, int* exit_code) {
   command->add_flag("--json", options->json, "Print the plan and its explanation as JSON");
   command->add_flag("--explain", options->explain,
                     "Print each chosen sharding's cost next to the best rejected one, and the "
-                    "plan next to fully replicated and data-parallel");
+                    "plan next to fully replicated, data-parallel and the module's own shardings");
   command->callback([options, exit_code] { *exit_code = RunAutoshard(*options); });
 }
 

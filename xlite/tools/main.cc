@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xlite/sched/sched_passes.h"
+#include "xlite/spmd/autoshard/auto_sharding_pass.h"
 #include "xlite/spmd/propagation.h"
 #include "xlite/tools/backends.h"
 #include "xlite/tools/commands.h"
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
   AddShardCommand(app, &exit_code);
   AddAutoshardCommand(app, &exit_code);
   xlite::spmd::RegisterSpmdPasses();
+  xlite::spmd::RegisterAutoShardingPass();
   AddMemCommand(app, &exit_code);
   AddSchedCommand(app, &exit_code);
   xlite::RegisterSchedulingPasses();

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/passes/call_inliner.h"
 #include "xlite/passes/flatten_call_graph.h"
@@ -16,6 +17,7 @@
 #include "xlite/spmd/autoshard/auto_sharding_ilp.h"
 #include "xlite/spmd/autoshard/auto_sharding_problem.h"
 #include "xlite/spmd/factor_rule.h"
+#include "xlite/spmd/partition_util.h"
 #include "xlite/text/printer.h"
 
 namespace xlite::spmd {
@@ -148,6 +150,21 @@ std::optional<bool> LeadingDimKeptByContraction(const HloInstruction& param) {
   return std::nullopt;
 }
 
+// The best plan where node v takes one of allowed[v] (as indices of its
+// strategies), without the memory limit: a baseline's totals say whether
+// it fits.
+absl::StatusOr<std::vector<int64_t>> SolveAllowed(const StrategyGraph& graph,
+                                                  const std::vector<std::vector<int64_t>>& allowed,
+                                                  double seconds) {
+  ShardingProblem restricted = Restricted(graph.problem, allowed);
+  restricted.memory_limit = std::numeric_limits<double>::infinity();
+  absl::StatusOr<SolvedPlan> plan = Solve(restricted, seconds);
+  if (!plan.ok()) return plan.status();
+  std::vector<int64_t> choice(graph.nodes.size());
+  for (size_t v = 0; v < choice.size(); ++v) choice[v] = allowed[v][plan->choice[v]];
+  return choice;
+}
+
 // Data-parallel: the parameters whose leading dim is the batch size split
 // on it over every device (those the first dot or convolution taking them
 // contracts there are weights: replicated), the others replicated; every other instruction
@@ -206,21 +223,57 @@ absl::StatusOr<std::optional<Baseline>> DataParallel(const StrategyGraph& graph,
       }
       if (allowed[v].empty()) allowed[v].push_back(0);
     }
-    ShardingProblem restricted = Restricted(graph.problem, allowed);
-    restricted.memory_limit = std::numeric_limits<double>::infinity();
-    absl::StatusOr<SolvedPlan> plan = Solve(restricted, seconds);
-    if (!plan.ok()) return plan.status();
-    std::vector<int64_t> choice(graph.nodes.size());
-    for (size_t v = 0; v < choice.size(); ++v) choice[v] = allowed[v][plan->choice[v]];
-    PlanTotals totals = Totals(graph, choice);
+    absl::StatusOr<std::vector<int64_t>> choice = SolveAllowed(graph, allowed, seconds);
+    if (!choice.ok()) return choice.status();
+    PlanTotals totals = Totals(graph, *choice);
     if (!best.has_value() || totals.seconds < best->totals.seconds) {
       best = Baseline{totals,
                       absl::StrCat("parameters with leading dim ", batch, " split on it over all ",
                                    n, " devices, the others replicated"),
-                      std::move(choice)};
+                      *std::move(choice)};
     }
   }
   return best;
+}
+
+// The module's own plan: every annotated array instruction takes the
+// strategies whose result is its sharding (left free where none is), the
+// others chosen as the search would. nullopt when nothing is annotated.
+absl::StatusOr<std::optional<Baseline>> UserPlan(const StrategyGraph& graph, double seconds) {
+  std::vector<std::vector<int64_t>> allowed(graph.nodes.size());
+  int64_t pinned = 0;
+  std::vector<std::string> free;
+  for (size_t v = 0; v < graph.nodes.size(); ++v) {
+    const ShardingNode& node = graph.nodes[v];
+    const HloInstruction& inst = *node.instruction;
+    std::optional<HloSharding> wanted;
+    if (inst.shape().IsArray() && inst.has_sharding()) wanted = ForPartitioning(inst.sharding());
+    for (size_t s = 0; s < node.strategies.size(); ++s) {
+      if (!wanted.has_value() || ForPartitioning(node.strategies[s].result) == *wanted) {
+        allowed[v].push_back(static_cast<int64_t>(s));
+      }
+    }
+    if (!wanted.has_value()) continue;
+    if (!allowed[v].empty()) {
+      ++pinned;
+      continue;
+    }
+    free.push_back(absl::StrCat("%", inst.name()));
+    for (size_t s = 0; s < node.strategies.size(); ++s) {
+      allowed[v].push_back(static_cast<int64_t>(s));
+    }
+  }
+  if (pinned == 0 && free.empty()) return std::nullopt;
+  absl::StatusOr<std::vector<int64_t>> choice = SolveAllowed(graph, allowed, seconds);
+  if (!choice.ok()) return choice.status();
+  std::string note = absl::StrCat(pinned,
+                                  " annotated instructions kept their sharding, the "
+                                  "others chosen by the search");
+  if (!free.empty()) {
+    absl::StrAppend(&note, "; left free, no strategy on the mesh gives their annotation: ",
+                    absl::StrJoin(free, ", "));
+  }
+  return Baseline{Totals(graph, *choice), std::move(note), *std::move(choice)};
 }
 
 // On a mesh of several axes, the plan of the same module on the mesh
@@ -306,6 +359,9 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
   if (!dp.ok()) return dp.status();
   std::vector<std::vector<int64_t>> starts;
   if (dp->has_value()) starts.push_back((*dp)->choice);
+  absl::StatusOr<std::optional<Baseline>> user = UserPlan(graph, options.solver_seconds);
+  if (!user.ok()) return user.status();
+  if (user->has_value()) starts.push_back((*user)->choice);
   if (std::optional<std::vector<int64_t>> flat = FlatMeshStart(module, graph, device, options)) {
     starts.push_back(std::move(*flat));
   }
@@ -321,6 +377,11 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
     result.data_parallel_note =
         absl::StrCat("no batch: no parameter whose leading dim divides over ", n,
                      " devices is kept (not contracted) by the first dot or convolution taking it");
+  }
+
+  if (user->has_value()) {
+    result.user_plan = (*user)->totals;
+    result.user_plan_note = (*user)->note;
   }
 
   std::vector<std::vector<int64_t>> in_edges(graph.nodes.size()), out_edges(graph.nodes.size());

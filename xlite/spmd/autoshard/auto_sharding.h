@@ -2,7 +2,7 @@
 // on a device mesh, writes them as annotations (propagation completes tuples
 // and called computations), and says why (each choice of the instructions
 // that matter, its cost next to the best rejected one; the plan next to
-// fully replicated and data-parallel).
+// fully replicated, data-parallel and the module's own annotations).
 #ifndef XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_
 #define XLITE_SPMD_AUTOSHARD_AUTO_SHARDING_H_
 
@@ -64,6 +64,12 @@ struct AutoShardResult {
   std::optional<PlanTotals> data_parallel;
   // How the data-parallel baseline split the batch (or why there is none).
   std::string data_parallel_note;
+  // The module's own shardings, priced in the same model: the annotated
+  // array instructions pinned to them, the others chosen freely; nullopt
+  // when the module has none. The note says how many were pinned and which
+  // annotations the mesh cannot express (those were left free).
+  std::optional<PlanTotals> user_plan;
+  std::string user_plan_note;
   int64_t annotated = 0;  // array instructions given a sharding
   // The choices of parameters, dots, convolutions, reductions, gathers and
   // scatters, in order (the other annotations follow from them).
