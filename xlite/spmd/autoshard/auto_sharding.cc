@@ -270,7 +270,7 @@ absl::StatusOr<std::optional<Baseline>> UserPlan(const StrategyGraph& graph, dou
                                   " annotated instructions kept their sharding, the "
                                   "others chosen by the search");
   if (!free.empty()) {
-    absl::StrAppend(&note, "; left free, no strategy on the mesh gives their annotation: ",
+    absl::StrAppend(&note, "; left free (the mesh cannot express their annotation): ",
                     absl::StrJoin(free, ", "));
   }
   return Baseline{Totals(graph, *choice), std::move(note), *std::move(choice)};

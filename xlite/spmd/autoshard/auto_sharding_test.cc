@@ -3,6 +3,8 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -332,6 +334,75 @@ TEST(AutoSharding, MeshMustMatchThePartitionCount) {
   absl::StatusOr<AutoShardResult> r = AutoShard(*m, H100(), options);
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("num_partitions=4"));
+}
+
+// Gives instruction `name` of the entry the sharding `text`.
+void Annotate(HloModule& m, std::string_view name, std::string_view text) {
+  absl::StatusOr<HloSharding> sharding = ParseSharding(text);
+  ASSERT_TRUE(sharding.ok()) << sharding.status();
+  for (const auto& inst : m.entry_computation()->instructions()) {
+    if (inst->name() == name) inst->set_sharding(*sharding);
+  }
+}
+
+// kMlp with Megatron-style shardings on 2x4:data,model: the batch on data,
+// w1 and b1 by columns and w2 by rows on model.
+std::unique_ptr<HloModule> MegatronMlp() {
+  auto m = Parse(kMlp);
+  const std::pair<const char*, const char*> shardings[] = {
+      {"input", "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"},
+      {"w1", "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"},
+      {"b1", "{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"},
+      {"w2", "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"},
+      {"dot.1", "{devices=[2,4]<=[8]}"},
+  };
+  for (const auto& [name, text] : shardings) Annotate(*m, name, text);
+  return m;
+}
+
+TEST(AutoSharding, TheModulesOwnShardingsAreABaseline) {
+  AutoShardOptions options;
+  options.mesh = *ParseMesh("2x4:data,model");
+  auto plain = Parse(kMlp);
+  absl::StatusOr<AutoShardResult> none = AutoShard(*plain, H100(), options);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->user_plan.has_value());
+
+  auto m = MegatronMlp();
+  absl::StatusOr<AutoShardResult> free = AutoShard(*m, H100(), options);
+  ASSERT_TRUE(free.ok()) << free.status();
+  ASSERT_TRUE(free->user_plan.has_value());
+  EXPECT_THAT(free->user_plan_note, HasSubstr("5 annotated instructions kept their sharding"));
+  // The search starts from the user's plan too: never worse.
+  EXPECT_LE(free->plan.seconds, free->user_plan->seconds);
+  // Splitting tiny arrays costs collectives the replicated plan avoids.
+  EXPECT_GT(free->user_plan->communication_seconds, 0);
+
+  // Pinned to the same shardings, the plan is the user's.
+  auto kept = MegatronMlp();
+  options.keep_annotations = true;
+  absl::StatusOr<AutoShardResult> pinned = AutoShard(*kept, H100(), options);
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  ASSERT_TRUE(pinned->user_plan.has_value());
+  EXPECT_NEAR(pinned->plan.seconds, free->user_plan->seconds, 1e-12);
+  EXPECT_NEAR(pinned->user_plan->seconds, free->user_plan->seconds, 1e-12);
+  EXPECT_EQ(pinned->plan.memory_bytes, free->user_plan->memory_bytes);
+  EXPECT_EQ(Find(*kept, "w1").sharding(), Find(*MegatronMlp(), "w1").sharding());
+}
+
+TEST(AutoSharding, AnAnnotationTheMeshCannotExpressIsLeftFree) {
+  auto m = MegatronMlp();
+  // Dim 0 over 4 devices that are half of model within each data row: no
+  // assignment of whole mesh axes gives it.
+  Annotate(*m, "relu", "{devices=[4,1,2]<=[8] last_tile_dim_replicate}");
+  AutoShardOptions options;
+  options.mesh = *ParseMesh("2x4:data,model");
+  absl::StatusOr<AutoShardResult> r = AutoShard(*m, H100(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->user_plan.has_value());
+  EXPECT_THAT(r->user_plan_note, HasSubstr("5 annotated instructions kept their sharding"));
+  EXPECT_THAT(r->user_plan_note,
+              HasSubstr("left free (the mesh cannot express their annotation): %relu"));
 }
 
 // A random problem, small enough to enumerate, with one memory row of every
