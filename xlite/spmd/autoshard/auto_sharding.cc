@@ -236,18 +236,21 @@ absl::StatusOr<std::optional<Baseline>> DataParallel(const StrategyGraph& graph,
   return best;
 }
 
-// The module's own plan: every annotated array instruction takes the
-// strategies whose result is its sharding (left free where none is), the
-// others chosen as the search would. nullopt when nothing is annotated.
+// The module's own plan: every node with an array annotation (an
+// instruction's or a loop state element's) takes the strategies whose
+// result is its sharding (left free where none is), the others chosen as
+// the search would. nullopt when nothing is annotated.
 absl::StatusOr<std::optional<Baseline>> UserPlan(const StrategyGraph& graph, double seconds) {
   std::vector<std::vector<int64_t>> allowed(graph.nodes.size());
   int64_t pinned = 0;
   std::vector<std::string> free;
   for (size_t v = 0; v < graph.nodes.size(); ++v) {
     const ShardingNode& node = graph.nodes[v];
-    const HloInstruction& inst = *node.instruction;
     std::optional<HloSharding> wanted;
-    if (inst.shape().IsArray() && inst.has_sharding()) wanted = ForPartitioning(inst.sharding());
+    // A tuple's elements are its producers' (and a state element's).
+    if (node.annotation.has_value() && !node.annotation->IsTuple()) {
+      wanted = ForPartitioning(*node.annotation);
+    }
     for (size_t s = 0; s < node.strategies.size(); ++s) {
       if (!wanted.has_value() || ForPartitioning(node.strategies[s].result) == *wanted) {
         allowed[v].push_back(static_cast<int64_t>(s));
@@ -258,7 +261,7 @@ absl::StatusOr<std::optional<Baseline>> UserPlan(const StrategyGraph& graph, dou
       ++pinned;
       continue;
     }
-    free.push_back(absl::StrCat("%", inst.name()));
+    free.push_back(absl::StrCat("%", node.instruction->name()));
     for (size_t s = 0; s < node.strategies.size(); ++s) {
       allowed[v].push_back(static_cast<int64_t>(s));
     }

@@ -162,9 +162,11 @@ class GraphBuilder {
     return absl::OkStatus();
   }
 
-  int64_t AddNode(const HloInstruction& inst, std::vector<ShardingStrategy> strategies) {
+  int64_t AddNode(const HloInstruction& inst, std::optional<HloSharding> annotation,
+                  std::vector<ShardingStrategy> strategies) {
     ShardingNode node;
     node.instruction = &inst;
+    node.annotation = std::move(annotation);
     if (inst.opcode() != HloOpcode::kWhile) node.members.push_back(&inst);
     node.strategies = std::move(strategies);
     graph_.nodes.push_back(std::move(node));
@@ -194,12 +196,13 @@ class GraphBuilder {
   absl::Status AddInstruction(const HloInstruction& inst, double executions) {
     std::vector<ShardingStrategy> strategies = StrategiesOf(inst, mesh_, device_, costs_);
     Scale(strategies, executions);
-    XLITE_RETURN_IF_ERROR(Keep(
-        inst, inst.has_sharding() ? std::optional(inst.sharding()) : std::nullopt, strategies));
+    const std::optional<HloSharding> annotation =
+        inst.has_sharding() ? std::optional(inst.sharding()) : std::nullopt;
+    XLITE_RETURN_IF_ERROR(Keep(inst, annotation, strategies));
     if (&inst == module_.entry_computation()->root_instruction()) {
       RequireReplicatedOutputs(module_, pricer_, inst, strategies);
     }
-    const int64_t v = AddNode(inst, std::move(strategies));
+    const int64_t v = AddNode(inst, annotation, std::move(strategies));
     for (size_t i = 0; i < inst.operands().size(); ++i) {
       const HloInstruction* operand = inst.operand(i);
       if (!operand->shape().IsArray()) continue;
@@ -228,7 +231,7 @@ class GraphBuilder {
         annotation = loop.sharding().tuple_elements()[i];
       }
       XLITE_RETURN_IF_ERROR(Keep(loop, annotation, strategies));
-      const int64_t v = AddNode(loop, std::move(strategies));
+      const int64_t v = AddNode(loop, annotation, std::move(strategies));
       AddEdge(graph_.index.at(init.operand(i)), v, shape, executions,
               [](const ShardingStrategy& s) { return std::optional(s.result); });
       modelled.state.push_back(v);
@@ -257,7 +260,7 @@ class GraphBuilder {
     }
     strategies[0].compute_seconds = condition_seconds * (trips + 1) * executions;
     strategies.resize(1);
-    graph_.index[&loop] = AddNode(loop, std::move(strategies));
+    graph_.index[&loop] = AddNode(loop, std::nullopt, std::move(strategies));
     graph_.loops.push_back(std::move(modelled));
     return absl::OkStatus();
   }

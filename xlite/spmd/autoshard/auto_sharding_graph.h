@@ -30,6 +30,9 @@ struct ShardingNode {
   // Every instruction that takes the chosen result sharding (the
   // instruction, or a state element's get-tuple-elements).
   std::vector<const HloInstruction*> members;
+  // The module's sharding of it (a state element's: its element of the
+  // loop's), whether kept or not.
+  std::optional<HloSharding> annotation;
   std::vector<ShardingStrategy> strategies;  // strategy 0 replicates everything
 };
 

@@ -264,8 +264,8 @@ ENTRY %main (p: f32[64]) -> f32[64] {
 // A loop over stacked layers: its state elements are nodes shared by the
 // get-tuple-elements of the loop, body and condition, and its body's
 // instructions are priced once per iteration.
-TEST(AutoShardingGraph, LoopStateAndBodyAreModelled) {
-  constexpr char kLoop[] = R"(
+// A loop over three stacked layers.
+constexpr char kLoop[] = R"(
 HloModule loop
 
 %body (s: (s32[], f32[8,16], f32[3,16,16])) -> (s32[], f32[8,16], f32[3,16,16]) {
@@ -298,6 +298,8 @@ ENTRY %main (x: f32[8,16], w: f32[3,16,16]) -> f32[8,16] {
   ROOT %r = f32[8,16] get-tuple-element(%loop), index=1
 }
 )";
+
+TEST(AutoShardingGraph, LoopStateAndBodyAreModelled) {
   auto m = Parse(kLoop);
   const DeviceSpec device = H100();
   const DeviceMesh mesh = *ParseMesh("2");
@@ -403,6 +405,28 @@ TEST(AutoSharding, AnAnnotationTheMeshCannotExpressIsLeftFree) {
   EXPECT_THAT(r->user_plan_note, HasSubstr("5 annotated instructions kept their sharding"));
   EXPECT_THAT(r->user_plan_note,
               HasSubstr("left free (the mesh cannot express their annotation): %relu"));
+}
+
+TEST(AutoSharding, TheUsersLoopStateShardingsArePinned) {
+  auto m = Parse(kLoop);
+  Annotate(*m, "loop", "{{replicated}, {devices=[2,1]<=[2]}, {replicated}}");
+  const DeviceMesh mesh = *ParseMesh("2");
+  absl::StatusOr<StrategyGraph> graph =
+      BuildStrategyGraph(*m, mesh, H100(), INFINITY, /*keep_annotations=*/false);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_EQ(graph->loops.size(), 1u);
+  const ShardingNode& activations = graph->nodes[graph->loops[0].state[1]];
+  ASSERT_TRUE(activations.annotation.has_value());
+  EXPECT_EQ(PrintSharding(*activations.annotation), "{devices=[2,1]<=[2]}");
+
+  AutoShardOptions options;
+  options.mesh = mesh;
+  absl::StatusOr<AutoShardResult> r = AutoShard(*m, H100(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->user_plan.has_value());
+  // The three state elements; the while's tuple itself is no choice.
+  EXPECT_THAT(r->user_plan_note, HasSubstr("3 annotated instructions kept their sharding"));
+  EXPECT_THAT(r->user_plan_note, ::testing::Not(HasSubstr("left free")));
 }
 
 // A random problem, small enough to enumerate, with one memory row of every
