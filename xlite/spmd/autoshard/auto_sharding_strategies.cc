@@ -212,18 +212,28 @@ std::vector<ShardingStrategy> StrategiesOf(const HloInstruction& inst, const Dev
   std::vector<std::vector<int64_t>> assignments;
   std::vector<int64_t> current(mesh.sizes.size(), -1);
   EnumerateAssignments(*rule, mesh, 0, current, assignments);
+  // A factor only operands have that sums nothing (the sliced dim of a
+  // dynamic-slice, a gather's indexed dims) cannot stay split: the
+  // partitioner gathers the operand, which no strategy prices.
+  std::vector<bool> in_result(rule->factor_sizes.size(), false);
+  for (const std::vector<int64_t>& factors : rule->results[0]) {
+    for (int64_t f : factors) in_result[f] = true;
+  }
   for (const std::vector<int64_t>& axis_factor : assignments) {
     int64_t split = 1, reduced = 1;
     std::vector<std::string> sum_axes;
+    bool unpriced = false;
     for (size_t a = 0; a < axis_factor.size(); ++a) {
       if (axis_factor[a] < 0) continue;
+      unpriced = unpriced || (!in_result[axis_factor[a]] &&
+                              rule->kinds[axis_factor[a]] != FactorKind::kReduction);
       split *= mesh.sizes[a];
       if (rule->kinds[axis_factor[a]] == FactorKind::kReduction) {
         reduced *= mesh.sizes[a];
         sum_axes.push_back(mesh.names[a]);
       }
     }
-    if (split == 1) continue;  // strategy 0
+    if (split == 1 || unpriced) continue;  // strategy 0, or not priced
     ShardingStrategy s;
     s.axis_factor = axis_factor;
     const std::vector<std::vector<int64_t>> result_axes = DimAxes(rule->results[0], axis_factor);

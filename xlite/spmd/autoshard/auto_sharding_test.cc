@@ -174,6 +174,28 @@ TEST(AutoShardingStrategies, UnevenSplitsAreNotCandidates) {
   EXPECT_EQ(StrategiesOf(Find(*m, "add.1"), mesh, H100(), costs).size(), 1u);
 }
 
+// The dim a dynamic-slice indexes is not split (the partitioner would
+// gather the operand); the dims it keeps whole are.
+TEST(AutoShardingStrategies, DynamicSliceKeepsItsIndexedDimWhole) {
+  auto m = Parse(R"(
+HloModule ds
+ENTRY %main (w: f32[8,16,32], i: s32[]) -> f32[1,16,32] {
+  %w = f32[8,16,32] parameter(0)
+  %i = s32[] parameter(1)
+  %zero = s32[] constant(0)
+  ROOT %slice = f32[1,16,32] dynamic-slice(%w, %i, %zero, %zero), dynamic_slice_sizes={1,16,32}
+}
+)");
+  CostAnalysis costs;
+  const std::vector<ShardingStrategy> strategies =
+      StrategiesOf(Find(*m, "slice"), *ParseMesh("2"), H100(), costs);
+  ASSERT_EQ(strategies.size(), 3u);  // replicated, dim 1, dim 2
+  for (const ShardingStrategy& s : strategies) {
+    EXPECT_TRUE(s.operands[0]->IsReplicated() || s.operands[0]->tile_assignment().dims()[0] == 1)
+        << s.description;
+  }
+}
+
 TEST(AutoShardingCosts, ReshardIsFreeToSliceAndAnAllGatherBack) {
   const DeviceMesh mesh = *ParseMesh("2x4:data,model");
   const DeviceSpec device = H100();
