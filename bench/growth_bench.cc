@@ -47,8 +47,8 @@ std::string Wide(int64_t n) {
       absl::StrCat("HloModule wide\n\nENTRY main {\n  p = f32[", width, "] parameter(0)\n");
   std::string tuple_shape, operands;
   for (int64_t i = 0; i < width; ++i) {
-    absl::StrAppend(&text, "  s", i, " = f32[1] slice(p), slice={[", i, ":", i + 1, "]}\n");
-    absl::StrAppend(&text, "  t", i, " = f32[1] tanh(s", i, ")\n");
+    absl::StrAppend(&text, "  sl", i, " = f32[1] slice(p), slice={[", i, ":", i + 1, "]}\n");
+    absl::StrAppend(&text, "  t", i, " = f32[1] tanh(sl", i, ")\n");
     absl::StrAppend(&tuple_shape, i == 0 ? "" : ", ", "f32[1]");
     absl::StrAppend(&operands, i == 0 ? "" : ", ", "t", i);
   }
