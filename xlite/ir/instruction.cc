@@ -211,10 +211,13 @@ RareInstructionFields* HloInstruction::rare() {
 }
 
 // `this` is among an operand's users exactly when the operand is among its
-// operands, so the short operand list tells whether the user is already
-// recorded (scanning users_ was quadratic for values with thousands of users).
+// operands, so the shorter of the two lists tells whether the user is already
+// recorded (scanning either one alone was quadratic: users_ for values with
+// thousands of users, operands_ for a tuple of thousands of values).
 void HloInstruction::AppendOperand(HloInstruction* operand) {
-  if (!Contains(operands_, operand)) operand->users_.push_back(this);
+  const bool recorded = operand->users_.size() < operands_.size() ? Contains(operand->users_, this)
+                                                                  : Contains(operands_, operand);
+  if (!recorded) operand->users_.push_back(this);
   operands_.push_back(operand);
 }
 

@@ -1,5 +1,8 @@
 #include "xlite/ir/instruction.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xlite/ir/builder.h"
@@ -81,6 +84,27 @@ TEST_F(InstructionGraphTest, UsersAreUniqueAndKeptInSync) {
   EXPECT_THAT(p1_->users(), ElementsAre(mul_, add_));
   EXPECT_EQ(computation_->root_instruction(), mul_);
   EXPECT_TRUE(mul_->IsRoot());
+}
+
+// AppendOperand looks in the shorter of the operand and user lists: a wide
+// tuple (many operands, each with few users) and a value with many users
+// both record each user once.
+TEST(InstructionTest, WideTupleRecordsEachUserOnce) {
+  HloBuilder b("wide");
+  Shape s(PT::F32, {4});
+  HloInstruction* p = b.AddParameter(0, s);
+  std::vector<HloInstruction*> operands;
+  for (int i = 0; i < 1000; ++i) operands.push_back(b.AddInstruction(HloOpcode::kNegate, s, {p}));
+  operands.push_back(p);
+  operands.push_back(operands[0]);
+  operands.push_back(p);
+  HloInstruction* tuple = b.AddInstruction(
+      HloOpcode::kTuple, Shape::Tuple(std::vector<Shape>(operands.size(), s)), operands);
+  std::unique_ptr<HloComputation> computation = b.Build();
+  EXPECT_EQ(p->users().size(), 1001u);
+  EXPECT_EQ(std::count(p->users().begin(), p->users().end(), tuple), 1);
+  EXPECT_THAT(operands[0]->users(), ElementsAre(tuple));
+  EXPECT_THAT(operands[999]->users(), ElementsAre(tuple));
 }
 
 TEST_F(InstructionGraphTest, ReplaceAllUsesWithMovesRoot) {

@@ -107,9 +107,22 @@ TileRange TileRangeOf(const HloSharding& sharding, const Shape& global, int64_t 
 
 std::vector<std::vector<int64_t>> GroupsAlong(const HloSharding& sharding,
                                               absl::Span<const int64_t> dims, int64_t num_devices) {
+  // Each device's first tile, from one pass over the tiles (TileIndexOf per
+  // device scans them all: quadratic in the device count).
+  std::vector<int64_t> tile_of(static_cast<size_t>(std::max<int64_t>(num_devices, 0)), -1);
+  if (sharding.IsTiled()) {
+    const TileAssignment& tiles = sharding.tile_assignment();
+    for (int64_t i = tiles.num_elements() - 1; i >= 0; --i) {
+      const int64_t device = tiles.DeviceAt(i);
+      if (device >= 0 && device < num_devices) tile_of[static_cast<size_t>(device)] = i;
+    }
+  }
   std::map<std::vector<int64_t>, std::vector<std::pair<std::vector<int64_t>, int64_t>>> by_key;
   for (int64_t device = 0; device < num_devices; ++device) {
-    std::vector<int64_t> index = TileIndexOf(sharding, device);
+    const int64_t tile = tile_of[static_cast<size_t>(device)];
+    std::vector<int64_t> index = tile < 0
+                                     ? std::vector<int64_t>{}
+                                     : RowMajorCoordinates(tile, sharding.tile_assignment().dims());
     std::vector<int64_t> key, along;
     for (size_t k = 0; k < index.size(); ++k) {
       const bool grouped =
