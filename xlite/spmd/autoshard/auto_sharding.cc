@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -131,24 +132,45 @@ ShardingChoice::Option OptionOf(const StrategyGraph& graph,
   return o;
 }
 
-// Whether the first dot or convolution (in instruction order: in a
-// training step, the forward pass's) that takes `param` directly keeps its
-// leading dim (false when it contracts it); nullopt when none takes it.
+// Whether the first dot, convolution or gather (in instruction order: in a
+// training step, the forward pass's) that `param` reaches keeps its leading
+// dim: a dot or convolution keeps it unless it contracts it, a gather keeps
+// its indices' and indexes its table's. `param` reaches an op directly or
+// through elementwise ops and reshapes that keep the leading dim (token ids
+// are wrapped with compare/add/select and given an index dim before an
+// embedding gather). nullopt when none is reached.
 std::optional<bool> LeadingDimKeptByContraction(const HloInstruction& param) {
+  absl::flat_hash_set<const HloInstruction*> carries = {&param};
   for (const auto& inst : param.parent()->instructions()) {
-    if (inst->opcode() != HloOpcode::kDot && inst->opcode() != HloOpcode::kConvolution) continue;
-    std::optional<FactorRule> rule = FactorRuleOf(*inst);
-    if (!rule.has_value()) continue;
-    for (size_t i = 0; i < inst->operands().size(); ++i) {
-      if (inst->operand(i) != &param || !rule->operands[i].has_value()) continue;
-      for (int64_t f : (*rule->operands[i])[0]) {
-        if (rule->kinds[f] == FactorKind::kReduction) return false;
+    std::optional<bool> kept;
+    for (size_t i = 0; i < inst->operands().size() && !kept.has_value(); ++i) {
+      if (!carries.contains(inst->operand(i))) continue;
+      if (inst->opcode() == HloOpcode::kGather) {
+        kept = i == 1;
+      } else if (inst->opcode() == HloOpcode::kDot || inst->opcode() == HloOpcode::kConvolution) {
+        std::optional<FactorRule> rule = FactorRuleOf(*inst);
+        if (!rule.has_value() || !rule->operands[i].has_value()) continue;
+        kept = true;
+        for (int64_t f : (*rule->operands[i])[0]) {
+          if (rule->kinds[f] == FactorKind::kReduction) kept = false;
+        }
+      } else if ((IsElementwiseOpcode(inst->opcode()) &&
+                  inst->shape().Compatible(inst->operand(i)->shape())) ||
+                 (inst->opcode() == HloOpcode::kReshape && inst->shape().rank() > 0 &&
+                  inst->shape().dimensions(0) == inst->operand(i)->shape().dimensions(0))) {
+        carries.insert(inst.get());
       }
-      return true;
     }
+    if (kept.has_value()) return kept;
   }
   return std::nullopt;
 }
+
+// Past this many ILP variables a baseline is the heuristic's plan: CBC's
+// root LP alone takes seconds there (the deepseek dump's data-parallel
+// baseline: 4 s), and the search starts from the baselines, so its own
+// plan is no worse for it.
+constexpr int64_t kMaxBaselineIlpVariables = 50000;
 
 // The best plan where node v takes one of allowed[v] (as indices of its
 // strategies), without the memory limit: a baseline's totals say whether
@@ -158,7 +180,9 @@ absl::StatusOr<std::vector<int64_t>> SolveAllowed(const StrategyGraph& graph,
                                                   double seconds) {
   ShardingProblem restricted = Restricted(graph.problem, allowed);
   restricted.memory_limit = std::numeric_limits<double>::infinity();
-  absl::StatusOr<SolvedPlan> plan = Solve(restricted, seconds);
+  absl::StatusOr<SolvedPlan> plan = IlpVariables(Simplified(restricted)) <= kMaxBaselineIlpVariables
+                                        ? Solve(restricted, seconds)
+                                        : SolveHeuristic(Simplified(restricted));
   if (!plan.ok()) return plan.status();
   std::vector<int64_t> choice(graph.nodes.size());
   for (size_t v = 0; v < choice.size(); ++v) choice[v] = allowed[v][plan->choice[v]];
@@ -379,7 +403,8 @@ absl::StatusOr<AutoShardResult> AutoShard(HloModule& module, const DeviceSpec& d
   } else {
     result.data_parallel_note =
         absl::StrCat("no batch: no parameter whose leading dim divides over ", n,
-                     " devices is kept (not contracted) by the first dot or convolution taking it");
+                     " devices is kept (not contracted or indexed) by the first dot, convolution "
+                     "or gather it reaches");
   }
 
   if (user->has_value()) {

@@ -55,11 +55,7 @@ bool HaveIlpSolver() { return true; }
 absl::StatusOr<SolvedPlan> SolveIlp(const ShardingProblem& problem, const SolvedPlan& seed,
                                     double seconds) {
   const int64_t n = static_cast<int64_t>(problem.nodes.size());
-  int64_t variables = 0;
-  for (const ShardingProblem::Node& node : problem.nodes) variables += node.size();
-  for (const ShardingProblem::Edge& edge : problem.edges) {
-    variables += static_cast<int64_t>(edge.cost.size());
-  }
+  const int64_t variables = IlpVariables(problem);
   if (variables > kMaxVariables) {
     return absl::ResourceExhaustedError(
         absl::StrCat("ILP of ", variables, " variables too large, over ", kMaxVariables));

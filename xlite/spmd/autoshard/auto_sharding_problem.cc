@@ -49,6 +49,15 @@ double PlanObjective(const ShardingProblem& problem, const std::vector<int64_t>&
   return total;
 }
 
+int64_t IlpVariables(const ShardingProblem& problem) {
+  int64_t variables = 0;
+  for (const ShardingProblem::Node& node : problem.nodes) variables += node.size();
+  for (const ShardingProblem::Edge& edge : problem.edges) {
+    variables += static_cast<int64_t>(edge.cost.size());
+  }
+  return variables;
+}
+
 std::vector<ShardingProblem::MemoryRow> MemoryRowsOf(const ShardingProblem& problem) {
   if (!problem.memory_rows.empty()) return problem.memory_rows;
   ShardingProblem::MemoryRow all;

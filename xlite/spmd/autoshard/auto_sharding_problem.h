@@ -53,6 +53,8 @@ double PlanMemory(const ShardingProblem& problem, const std::vector<int64_t>& ch
 // The largest row with every node at its smallest memory: no plan needs
 // less, and that plan fits whenever any does.
 double MinimumMemory(const ShardingProblem& problem);
+// The ILP's variables: one per node strategy and per edge strategy pair.
+int64_t IlpVariables(const ShardingProblem& problem);
 // The problem's rows, with the implicit one (every node) made explicit.
 std::vector<ShardingProblem::MemoryRow> MemoryRowsOf(const ShardingProblem& problem);
 

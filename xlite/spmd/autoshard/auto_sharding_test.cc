@@ -350,6 +350,34 @@ TEST(AutoShardingGraph, LoopStateAndBodyAreModelled) {
   EXPECT_DOUBLE_EQ(graph->nodes[graph->index.at(dot)].strategies[0].compute_seconds, 3 * once);
 }
 
+// Token ids reach the embedding gather through the index wrapping JAX
+// writes (compare, add, select) and a reshape: they are the batch, the
+// table a weight.
+TEST(AutoSharding, DataParallelFindsTheBatchOfAnEmbeddingLookup) {
+  auto m = Parse(R"(
+HloModule embed
+ENTRY %main (table: f32[64,32], tokens: s32[8,4]) -> f32[8,4,32] {
+  %table = f32[64,32] parameter(0)
+  %tokens = s32[8,4] parameter(1)
+  %zero = s32[] constant(0)
+  %zeros = s32[8,4] broadcast(%zero), dimensions={}
+  %negative = pred[8,4] compare(%tokens, %zeros), direction=LT
+  %size = s32[] constant(64)
+  %sizes = s32[8,4] broadcast(%size), dimensions={}
+  %wrapped = s32[8,4] add(%tokens, %sizes)
+  %ids = s32[8,4] select(%negative, %wrapped, %tokens)
+  %indices = s32[8,4,1] reshape(%ids)
+  ROOT %rows = f32[8,4,32] gather(%table, %indices), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,32}
+}
+)");
+  AutoShardOptions options;
+  options.mesh = *ParseMesh("4");
+  absl::StatusOr<AutoShardResult> r = AutoShard(*m, H100(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->data_parallel.has_value()) << r->data_parallel_note;
+  EXPECT_THAT(r->data_parallel_note, HasSubstr("leading dim 8"));
+}
+
 TEST(AutoSharding, MeshMustMatchThePartitionCount) {
   auto m = Parse(kMlp);
   m->config().num_partitions = 4;
