@@ -8,7 +8,7 @@
 #include "xlite/analysis/cost_formulas.h"
 #include "xlite/base/status.h"
 #include "xlite/base/strings.h"
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 
 namespace xlite {
 

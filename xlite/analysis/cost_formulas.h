@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "xlite/ir/instruction.h"
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 
 namespace xlite::cost_internal {
 

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "xlite/analysis/cost_formulas.h"
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 
 namespace xlite::cost_internal {
 namespace {

@@ -1,4 +1,4 @@
-// The LAPACK custom-calls of JAX's CPU lowering (xlite/ir/lapack_targets.h)
+// The LAPACK custom-calls of JAX's CPU lowering (xlite/ir/lapack/lapack_targets.h)
 // through LAPACKE and CBLAS, with jaxlib's typed-FFI conventions: results
 // that alias the input start as its copy, `info` is LAPACK's per matrix, and
 // geev reports -4 for a matrix with non-finite entries. Literals are logical
@@ -22,7 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "xlite/base/status.h"
 #include "xlite/eval/custom_call_registry.h"
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 
 namespace xlite::eval {
 namespace {

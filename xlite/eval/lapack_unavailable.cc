@@ -2,7 +2,7 @@
 // by name and stops with a clear error (lapack_ops.cc is the real thing).
 #include "xlite/base/status.h"
 #include "xlite/eval/custom_call_registry.h"
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 
 namespace xlite::eval {
 

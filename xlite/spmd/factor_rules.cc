@@ -4,7 +4,7 @@
 #include <array>
 #include <string_view>
 
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 #include "xlite/spmd/factor_rule.h"
 
 namespace xlite::spmd {

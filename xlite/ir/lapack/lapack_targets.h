@@ -3,8 +3,8 @@
 // is (routine, element type) and of the operands, results and backend_config
 // attributes its calling convention fixes. The evaluator, cost analysis and
 // sharding propagation all read it.
-#ifndef XLITE_IR_LAPACK_TARGETS_H_
-#define XLITE_IR_LAPACK_TARGETS_H_
+#ifndef XLITE_IR_LAPACK_LAPACK_TARGETS_H_
+#define XLITE_IR_LAPACK_LAPACK_TARGETS_H_
 
 #include <cstdint>
 #include <string>
@@ -70,4 +70,4 @@ absl::StatusOr<std::vector<Shape>> LapackResultShapes(const LapackTarget& target
 
 }  // namespace xlite
 
-#endif  // XLITE_IR_LAPACK_TARGETS_H_
+#endif  // XLITE_IR_LAPACK_LAPACK_TARGETS_H_

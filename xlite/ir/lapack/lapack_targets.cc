@@ -1,4 +1,4 @@
-#include "xlite/ir/lapack_targets.h"
+#include "xlite/ir/lapack/lapack_targets.h"
 
 #include <algorithm>
 #include <array>
