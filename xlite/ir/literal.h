@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xlite/base/check.h"
@@ -84,6 +85,11 @@ class Literal {
 
   // Same shape (layouts ignored) and identical bytes.
   bool operator==(const Literal& other) const;
+  // Data and tuple elements; the shape is left out (== compares it loosely).
+  template <typename H>
+  friend H AbslHashValue(H h, const Literal& x) {
+    return H::combine(std::move(h), x.raw_data(), x.tuple_);
+  }
 
  private:
   // Leaves bytes uninitialised when the vector grows without a value, so

@@ -11,10 +11,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "xlite/base/optional_hash.h"
 #include "xlite/ir/sharding.h"
 
 namespace xlite {
@@ -24,6 +27,10 @@ struct MeshAxis {
   std::string name;
   int64_t size = 0;
   bool operator==(const MeshAxis&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const MeshAxis& x) {
+    return H::combine(std::move(h), x.name, x.size);
+  }
 };
 
 struct Mesh {
@@ -31,6 +38,7 @@ struct Mesh {
   // The device at each mesh position (row-major over the axes) when it is not
   // the position itself: `device_ids=(0,2,1,3)` or `device_ids=([4,2]T(1,0))`
   // (a tile assignment whose dims are the axis sizes).
+  // Not hashed (TileAssignment has no hash).
   std::optional<TileAssignment> device_ids;
   // `maximal_mesh[device_id=N]`: no axes, one device.
   std::optional<int64_t> maximal_device;
@@ -39,6 +47,10 @@ struct Mesh {
 
   int64_t num_devices() const;  // product of the axis sizes
   bool operator==(const Mesh&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const Mesh& x) {
+    return H::combine(std::move(h), x.axes, HashOptional(x.maximal_device), x.quoted_names);
+  }
 };
 
 // An axis, or the sub-axis `'x':(pre_size)size` of it: the axis seen as
@@ -52,6 +64,10 @@ struct MeshAxisRef {
   // Devices along this axis or sub-axis.
   int64_t SizeIn(const Mesh& mesh) const;
   bool operator==(const MeshAxisRef&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const MeshAxisRef& x) {
+    return H::combine(std::move(h), x.axis, x.pre_size, x.size);
+  }
 };
 
 struct NamedSharding {

@@ -30,16 +30,14 @@ bool Identical(const HloInstruction& a, const HloInstruction& b) {
   return SameSharding(a, b);
 }
 
-// Cheap key for bucketing; Identical decides.
+// Key for bucketing: hashes what Identical compares except sharding, so
+// distinct instructions rarely share a bucket. Identical decides.
 size_t HashOf(const HloInstruction& inst) {
   size_t h = absl::HashOf(static_cast<int>(inst.opcode()), inst.shape().dimensions(),
-                          static_cast<int>(inst.shape().element_type()));
+                          static_cast<int>(inst.shape().element_type()), inst.dimensions(),
+                          inst.called_computations());
   for (const HloInstruction* operand : inst.operands()) h = absl::HashOf(h, operand);
-  if (inst.opcode() == HloOpcode::kConstant && inst.shape().IsArray()) {
-    absl::Span<const uint8_t> bytes = inst.literal().raw_data();
-    h = absl::HashOf(h,
-                     absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  }
+  if (inst.has_attrs()) h = absl::HashOf(h, inst.raw_attrs()->Hash());
   return h;
 }
 
