@@ -6,8 +6,8 @@
 // as the command line calls it. Every benchmark fits its growth class
 // (Complexity), so a super-linear stage shows as N^2 or worse. Parsing is
 // not timed except in the parse stage. Figures: docs/limits.md, which names
-// the stages that are still quadratic (wide opt and mem run for hours at
-// 1M: leave them out with --benchmark_filter=-Wide_(OptDefault|Mem|Sched)/1000000).
+// the stages that are still quadratic (wide mem and sched run for hours at
+// 1M: leave them out with --benchmark_filter=-Wide_(Mem|Sched)/1000000).
 #include <cstdint>
 #include <memory>
 #include <string>
