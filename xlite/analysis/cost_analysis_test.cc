@@ -337,35 +337,17 @@ ENTRY e {
 }
 
 TEST(CostAnalysis, TripCountSeesThroughTupleElementsOfTuples) {
-  // The partitioner's form: the body's result rebuilt from a tuple it
-  // resharded, the counter read back with a get-tuple-element; 0..3, 4 trips.
-  std::unique_ptr<HloModule> module = Parse(R"(
-HloModule m
-cond {
-  s = (s32[], f32[2]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(4)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-body {
-  s = (s32[], f32[2]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  x = f32[2] get-tuple-element(s), index=1
-  inner = (s32[], f32[2]) tuple(next, x)
-  counter = s32[] get-tuple-element(inner), index=0
-  value = f32[2] get-tuple-element(inner), index=1
-  ROOT t = (s32[], f32[2]) tuple(counter, value)
-}
-ENTRY e {
-  zero = s32[] constant(0)
-  x = f32[2] parameter(0)
-  init = (s32[], f32[2]) tuple(zero, x)
-  ROOT w = (s32[], f32[2]) while(init), condition=cond, body=body
-})");
+  // The partitioner's form of kCountedLoop's body: its result rebuilt from a
+  // tuple it resharded, the counter read back with a get-tuple-element.
+  std::string text(kCountedLoop);
+  text = absl::StrReplaceAll(text, {{"ROOT t = (s32[], f32[10]) tuple(next, sq)",
+                                     "inner = (s32[], f32[10]) tuple(next, sq)\n"
+                                     "  counter = s32[] get-tuple-element(inner), index=0\n"
+                                     "  value = f32[10] get-tuple-element(inner), index=1\n"
+                                     "  ROOT t = (s32[], f32[10]) tuple(counter, value)"}});
+  std::unique_ptr<HloModule> module = Parse(text);
   ASSERT_NE(module, nullptr);
-  EXPECT_EQ(WhileTripCount(*module->entry_computation()->root_instruction()), 4);
+  EXPECT_EQ(WhileTripCount(*module->entry_computation()->root_instruction()), 5);
 }
 
 TEST(CostAnalysis, TripCountLessOrEqualWithStep) {
